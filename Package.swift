@@ -1,0 +1,125 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// SealedPush: end-to-end encrypted push notifications.
+//
+// Module map (see README.md):
+// - SealedPushCore: envelope v1 wire format, content model, APNs payload model and budget, errors. Foundation only.
+// - SealedPushServer: sealing on libsodium (HPKE mode_auth), APNs provider token on OpenSSL, APNs delivery.
+// - SealedPushClient: opening on swift-crypto, the notification-service step, device key ring, replay guard.
+// An iOS app depends on SealedPushClient + SealedPushCore only; neither links libsodium nor OpenSSL.
+
+let package = Package(
+    name: "SealedPush",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "SealedPushCore", targets: ["SealedPushCore"]),
+        .library(name: "SealedPushServer", targets: ["SealedPushServer"]),
+        .library(name: "SealedPushClient", targets: ["SealedPushClient"]),
+        .library(name: "SealedPushAPNs", targets: ["SealedPushAPNs"]),
+        .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
+        .executable(name: "sealed-push", targets: ["sealed-push"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    ],
+    targets: [
+        // MARK: Core (Foundation only)
+        .target(name: "SealedPushCore"),
+
+        // MARK: System C libraries (server side only)
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+
+        // MARK: Server: libsodium sealing, `aps` emission, OpenSSL provider token (no networking)
+        .target(
+            name: "SealedPushServer",
+            dependencies: ["SealedPushCore", "CSodium", "COpenSSL"]
+        ),
+
+        // MARK: APNs delivery: HTTP/2 provider client (networking kept out of SealedPushServer)
+        .target(
+            name: "SealedPushAPNs",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
+        // MARK: Client: swift-crypto opening, extension step, key ring (no C library of ours)
+        .target(
+            name: "SealedPushClient",
+            dependencies: [
+                "SealedPushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // MARK: APNs emulator: TLS + HTTP/2 peer with Apple's rules and fault injection
+        .target(
+            name: "SealedPushAPNsEmulator",
+            dependencies: [
+                "SealedPushCore", "COpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
+        // MARK: Test support: vector loading, fixed keys
+        .target(
+            name: "SealedPushTestSupport",
+            dependencies: ["SealedPushCore"],
+            resources: [.copy("Vectors")]
+        ),
+
+        // MARK: CLI
+        .executableTarget(
+            name: "sealed-push",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Tests (mirror the sources)
+        .testTarget(name: "SealedPushCoreTests", dependencies: ["SealedPushCore", "SealedPushTestSupport"]),
+        .testTarget(name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport"]),
+        .testTarget(
+            name: "SealedPushAPNsTests",
+            dependencies: ["SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport"]
+        ),
+        .testTarget(name: "SealedPushClientTests", dependencies: ["SealedPushClient", "SealedPushTestSupport"]),
+        .testTarget(
+            name: "SealedPushAPNsEmulatorTests",
+            dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+        .testTarget(
+            name: "SealedPushConformanceTests",
+            dependencies: ["SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]
+        ),
+    ]
+)
