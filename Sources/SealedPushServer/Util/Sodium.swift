@@ -21,6 +21,7 @@ enum Sodium {
 
     /// Fills `buffer` from libsodium's cryptographically secure random source.
     static func randomBytes(into buffer: UnsafeMutableRawBufferPointer) {
+        _ = initResult  // randombytes_buf also works before sodium_init, but use the initialized source
         if let base = buffer.baseAddress, buffer.count > 0 { randombytes_buf(base, buffer.count) }
     }
 

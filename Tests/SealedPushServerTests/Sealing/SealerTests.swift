@@ -120,9 +120,15 @@ import Testing
         #expect(first.envelope.count == second.envelope.count)
     }
 
+    /// `{"body":"…"}` around 3,000 characters is 3,011 bytes of JSON; at most 2,912 - 2 = 2,910 fit.
     @Test func contentTooLarge() throws {
         let content = NotificationContent(body: String(repeating: "x", count: 3_000))
-        expectError(.contentTooLarge) { _ = try makeSealer().seal(content, to: device()) }
+        let sealer = try makeSealer()
+        expectError(.contentTooLarge, containing: ["3011", "2910"]) { _ = try sealer.seal(content, to: device()) }
+        #expect(sealer.cachedDeviceCount == 0)
+        // 2,899 characters: 2,910 bytes, the largest content that fits (bucket 2,912, body 4,087 bytes).
+        let largest = NotificationContent(body: String(repeating: "x", count: 2_899))
+        #expect(try sealer.seal(largest, to: device()).payload.count == 4_087)
     }
 
     /// Largest bucket (2,912) with a 100-character placeholder body: prefix + suffix is
