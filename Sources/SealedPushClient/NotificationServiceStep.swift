@@ -99,7 +99,9 @@ public final class NotificationServiceStep: Sendable {
 
         let open = self.open
         let enrich = configuration.enrich
-        gate.attach(Task.detached {
+        // Opening does blocking file I/O (key ring read, replay guard flock): keep it off the Swift concurrency pool.
+        DispatchQueue.global(qos: .userInitiated).async {
+            guard !gate.isFinished else { return }
             let opened: OpenedNotification
             do {
                 opened = try open(try request.envelope.get())
@@ -112,9 +114,11 @@ public final class NotificationServiceStep: Sendable {
                 return
             }
             gate.recordBestAttempt(opened.content)
-            let enriched = (try? await enrich(opened)) ?? opened.content
-            gate.succeed(enriched)
-        })
+            gate.attach(Task.detached {
+                let enriched = (try? await enrich(opened)) ?? opened.content
+                gate.succeed(enriched)
+            })
+        }
     }
 
     /// The system's "time will expire" call: every pending request delivers its best attempt now (decrypted content

@@ -108,3 +108,38 @@ struct DeviceKeyRingTests {
         #expect(errorCode { try DeviceKeyRing(fileBytes: bytes) } == .keyStoreCorrupt)
     }
 }
+
+@Suite("No key material in descriptions")
+struct KeyMaterialDescriptionTests {
+    @Test("print, debugPrint and dump of a key ring and an opener never show private keys")
+    func noSecretsInDescriptions() throws {
+        var ring = DeviceKeyRing.generate(now: 1)
+        ring.rotate(now: 2)
+        let file = String(decoding: ring.fileBytes(), as: UTF8.self)
+        // The SPSK1 payloads (43 characters after each prefix) are the secrets to look for.
+        let secrets = file.components(separatedBy: "SPSK1:").dropFirst().map { String($0.prefix(43)) }
+        #expect(secrets.count == 2)
+        let opener = try EnvelopeOpener(
+            keyRing: ring, serverPublicKeys: [TestSealer().serverPublicKey], topic: "com.example.sealedpush"
+        )
+        var dumped = ""
+        dump(ring, to: &dumped)
+        dump(opener, to: &dumped)
+        let texts = [
+            String(describing: ring), String(reflecting: ring), String(describing: ring.keys),
+            String(describing: opener), String(reflecting: opener), dumped,
+        ]
+        for text in texts {
+            #expect(text.contains(ring.current.keyID.hex))
+            for secret in secrets {
+                #expect(!text.contains(secret))
+                #expect(!text.contains("SPSK1"))
+            }
+        }
+        // Raw private key bytes as a decimal array (how the default mirror prints [UInt8]) are absent too.
+        for secret in secrets {
+            let raw = try KeyText.decodePrivateKeyFile(Array(("SPSK1:" + secret).utf8))
+            #expect(!dumped.contains(raw.map(String.init).joined(separator: ", ")))
+        }
+    }
+}

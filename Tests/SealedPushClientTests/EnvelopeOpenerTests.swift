@@ -231,5 +231,26 @@ struct EnvelopeOpenerTests {
         #expect(errorCode {
             try EnvelopeOpener(devicePrivateKeys: [], serverPublicKeys: [sealer.serverPublicKey], topic: "t")
         } == .invalidKey)
+        let deviceKey = [Array(device.rawRepresentation)]
+        #expect(errorCode {
+            try EnvelopeOpener(devicePrivateKeys: deviceKey, serverPublicKeys: [sealer.serverPublicKey], topic: "")
+        } == .invalidTopic)
+        #expect(errorCode {
+            try EnvelopeOpener(devicePrivateKeys: deviceKey, serverPublicKeys: [sealer.serverPublicKey], topic: "a\u{0}b")
+        } == .invalidTopic)
+        #expect(errorCode {
+            try EnvelopeOpener(
+                devicePrivateKeys: deviceKey, serverPublicKeys: [sealer.serverPublicKey],
+                topic: String(repeating: "x", count: 256)
+            )
+        } == .invalidTopic)
+        #expect(errorCode {
+            try SealedPushReceiver(
+                keyStore: InMemoryKeyStore(), replayGuard: nil, serverPublicKeys: [sealer.serverPublicKey], topic: ""
+            )
+        } == .invalidTopic)
+        #expect(errorCode {
+            try SealedPushReceiver(keyStore: InMemoryKeyStore(), replayGuard: nil, serverPublicKeys: [[0]], topic: "t")
+        } == .invalidKey)
     }
 }
