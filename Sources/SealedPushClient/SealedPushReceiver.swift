@@ -98,6 +98,8 @@ public struct SealedPushReceiver: Sendable {
     /// - Returns: The opened notification.
     /// - Throws: `SealedPushError` as ``open(body:)`` from step 4 on.
     public func open(envelope: [UInt8]) throws -> OpenedNotification {
+        // Steps 4-7 need no key: report them in spec order before touching the key store.
+        _ = try Envelope(parsing: envelope)
         guard let ring = try keyStore.loadKeyRing() else {
             throw SealedPushError(.keysUnavailable, "no device key ring exists")
         }

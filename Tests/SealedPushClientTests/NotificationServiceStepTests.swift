@@ -137,6 +137,11 @@ struct NotificationServiceStepTests {
         #expect(delivery == NotificationDelivery(content: .placeholder(placeholder), outcome: .fallback(.keysUnavailable)))
         #expect(!FileManager.default.fileExists(atPath: missing.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
+        // Steps 1-7 need no key and keep their own codes even while keys are unavailable.
+        let truncated = APNsPayload.encode(placeholder: .default, envelope: [UInt8](repeating: 1, count: 100))
+        #expect(errorCode { try receiver.open(body: truncated) } == .truncated)
+        #expect(errorCode { try receiver.open(body: body) } == .keysUnavailable)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
 
         // Same through a locked in-memory store (before first unlock).
         let store = InMemoryKeyStore()
