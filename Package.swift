@@ -112,7 +112,13 @@ let package = Package(
             name: "SealedPushAPNsTests",
             dependencies: ["SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport"]
         ),
-        .testTarget(name: "SealedPushClientTests", dependencies: ["SealedPushClient", "SealedPushTestSupport"]),
+        .testTarget(
+            name: "SealedPushClientTests",
+            dependencies: [
+                "SealedPushClient", "SealedPushTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),  // the test-only HPKE sender
+            ]
+        ),
         .testTarget(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
