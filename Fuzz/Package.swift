@@ -24,6 +24,12 @@ let package = Package(
         .executableTarget(name: "FuzzKeyText", dependencies: ["FuzzSupport", core]),
         .executableTarget(name: "FuzzRegistration", dependencies: ["FuzzSupport", core]),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", core]),
+
+        // The client's whole open path (swift-crypto), with the spec vectors' keys.
+        .executableTarget(
+            name: "FuzzClientOpen",
+            dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
+        ),
     ]
 )
 

@@ -109,7 +109,12 @@ for target in $targets; do
             -max_len="$(max_len "$target")" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
             -artifact_prefix="$artifacts/" "${dict[@]}" ${FUZZ_ARGS:-} "${dirs[@]}" >>"$log" 2>&1 || true
         run=$(grep -a 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}')
-        execs=$(( execs + ${run:-0} ))
+        if [[ -z "$run" ]]; then
+            echo "  $target did not run (see $log):" >&2
+            tail -3 "$log" | sed 's/^/    /' >&2
+            break
+        fi
+        execs=$(( execs + run ))
         sed -i 's/stat::number_of_executed_units/stat::counted_executed_units/' "$log"
         restarts=$(( restarts + 1 ))
         (( restarts < 50 )) || break

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `sealed-push-bench [--quick] [--only seal,open,fanout,delivery,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
+/// `sealed-push-bench [--quick] [--only primitives,seal,open,fanout,delivery,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
 ///
 /// Without `--only`, every section but `tamper` (the exhaustive bit-flip run, minutes long) runs.
 ///
@@ -18,9 +18,13 @@ struct BenchMain {
             case "--quick": quick = true
             case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
             case "--cli": cliPath = arguments.popFirst()
+            case "--profile":
+                let name = arguments.popFirst() ?? ""
+                try ProfileLoop.run(name, iterations: Int(arguments.popFirst() ?? "") ?? 1_000)
+                return
             case "--tamper-envelopes": tamperEnvelopes = Int(arguments.popFirst() ?? "") ?? tamperEnvelopes
             default:
-                print("usage: sealed-push-bench [--quick] [--only seal,open,fanout,delivery,memory,tamper] [--cli PATH] "
+                print("usage: sealed-push-bench [--quick] [--only primitives,seal,open,fanout,delivery,memory,tamper] [--cli PATH] "
                     + "[--tamper-envelopes N]")
                 exit(2)
             }
@@ -40,6 +44,7 @@ struct BenchMain {
         header.forEach { print($0) }
         let report = Report()
         let fixture = try Fixture()
+        if enabled("primitives") { try PrimitiveBreakdown.run(report) }
         if enabled("seal") { try SealBenchmarks.run(report, fixture: fixture) }
         if enabled("open") { try OpenBenchmarks.run(report, fixture: fixture) }
         if enabled("fanout") { try FanOut.run(report, fixture: fixture, seconds: quick ? 1 : 3) }

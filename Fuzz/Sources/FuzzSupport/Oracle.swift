@@ -66,3 +66,21 @@ public enum Oracle {
         return isCanonicalBase64URL(chars.dropFirst(prefixBytes.count))
     }
 }
+
+extension Oracle {
+    /// Decodes base64url text already known to be canonical (see ``isCanonicalBase64URL(_:)``).
+    public static func decodeBase64URL(_ chars: [UInt8]) -> [UInt8] {
+        var out = [UInt8]()
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for char in chars {
+            accumulator = accumulator << 6 | UInt32(value(of: char) ?? 0)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}
