@@ -105,6 +105,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: Vector generator (`swift run sealed-push-vectors`), not part of any product
+        .executableTarget(
+            name: "sealed-push-vectors",
+            dependencies: ["SealedPushCore", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+
         // MARK: Tests (mirror the sources)
         .testTarget(name: "SealedPushCoreTests", dependencies: ["SealedPushCore", "SealedPushTestSupport"]),
         .testTarget(name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport"]),
