@@ -129,6 +129,7 @@ let package = Package(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
         ),
+        .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
             name: "SealedPushConformanceTests",
             dependencies: ["SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]
