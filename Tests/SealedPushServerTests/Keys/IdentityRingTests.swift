@@ -56,4 +56,29 @@ import Testing
         #expect(ring.current.keyID == identities[4].keyID)
         #expect(ring.previous.map(\.keyID) == [identities[3].keyID, identities[2].keyID])
     }
+
+    /// Seals racing with rotations each use one whole identity: the header's sender key id is one the ring held.
+    @Test func sealsRacingWithRotations() async throws {
+        let identities = try (0..<6).map { _ in try ServerIdentity.generate() }
+        let ring = try IdentityRing(current: identities[0], topic: "com.example.app", cacheCapacity: 8)
+        let device = try device()
+        let known = Set(identities.map(\.keyID.bytes))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for identity in identities.dropFirst() { try ring.rotate(to: identity) }
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<25 {
+                        let sealed = try ring.seal(NotificationContent(body: "race"), to: device)
+                        #expect(known.contains(Array(sealed.envelope[10..<18])))
+                        #expect(Array(sealed.envelope[10..<18]) == sealed.senderKeyID.bytes)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(ring.current.keyID == identities[5].keyID)
+        #expect(ring.previous.count == 5)
+    }
 }
