@@ -81,4 +81,32 @@ import Testing
         #expect(ring.current.keyID == identities[5].keyID)
         #expect(ring.previous.count == 5)
     }
+
+    @Test func stagedIdentityIsPinnedBeforeItSeals() throws {
+        let first = try ServerIdentity.generate()
+        let second = try ServerIdentity.generate()
+        let ring = try IdentityRing(current: first, topic: "com.example.app")
+        #expect(throws: SealedPushError.self) { try ring.rotate() }  // nothing staged
+
+        try ring.stage(second)
+        #expect(ring.next?.keyID == second.keyID)
+        #expect(ring.pinnedPublicKeyTexts == [first.publicKeyText, second.publicKeyText])
+        #expect(ring.identity(for: second.keyID) != nil)
+        let staged = try ring.seal(NotificationContent(body: "still first"), to: device())
+        #expect(Array(staged.envelope[10..<18]) == first.keyID.bytes)
+
+        try ring.rotate()
+        #expect(ring.next == nil)
+        #expect(ring.current.keyID == second.keyID)
+        #expect(ring.previous.map(\.keyID) == [first.keyID])
+        #expect(ring.pinnedPublicKeyTexts == [second.publicKeyText, first.publicKeyText])
+        let rotated = try ring.seal(NotificationContent(body: "second"), to: device())
+        #expect(Array(rotated.envelope[10..<18]) == second.keyID.bytes)
+
+        #expect {
+            try ring.stage(first)  // a previous identity cannot come back as next
+        } throws: { error in
+            (error as? SealedPushError)?.code == .invalidArgument
+        }
+    }
 }
