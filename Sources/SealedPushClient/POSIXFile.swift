@@ -114,12 +114,16 @@ enum POSIXFile {
             }
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { buffer in
-                    Glue.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = bytes.withUnsafeBytes { buffer -> Int in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return Glue.write(fd, base + offset, buffer.count - offset)
                 }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw SealedPushError(.io, "cannot write \(temporary): \(errnoText(errno))")
+                }
+                guard written > 0 else {
+                    throw SealedPushError(.io, "cannot write \(temporary): no progress")
                 }
                 offset += written
             }
