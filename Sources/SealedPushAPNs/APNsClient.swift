@@ -229,15 +229,18 @@ public final class APNsClient: Sendable {
         headers.reserveCapacity(12)
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":path", value: "/3/device/" + notification.deviceToken.hex)
+        // Values unique to one request are not indexed: they would only churn the HPACK dynamic table, which then
+        // holds the shared ones (authorization, topic) that really repeat.
+        headers.add(name: ":path", value: "/3/device/" + notification.deviceToken.hex, indexing: .nonIndexable)
         headers.add(name: ":authority", value: configuration.endpoint.host)
         headers.add(name: "authorization", value: token.authorizationHeader)
         headers.add(name: "apns-push-type", value: "alert")
         headers.add(name: "apns-topic", value: notification.topic)
-        headers.add(name: "apns-id", value: notification.apnsID.uuidString)
+        headers.add(name: "apns-id", value: notification.apnsID.uuidString, indexing: .nonIndexable)
         headers.add(name: "apns-priority", value: String(notification.priority.rawValue))
         if let expiration = notification.expiration {
-            headers.add(name: "apns-expiration", value: String(Int64(expiration.timeIntervalSince1970)))
+            headers.add(
+                name: "apns-expiration", value: String(Int64(expiration.timeIntervalSince1970)), indexing: .nonIndexable)
         }
         if let collapseID = notification.collapseID { headers.add(name: "apns-collapse-id", value: collapseID) }
         headers.add(name: "content-type", value: "application/json")

@@ -98,7 +98,8 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
         record: RecordedNotification?
     ) {
         guard !connection.closing, context.channel.isActive else { return }
-        var headers = HPACKHeaders([(":status", String(status)), ("apns-id", apnsID)])
+        var headers = HPACKHeaders([(":status", String(status))])
+        headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
         var body: ByteBuffer?
         if let reason {
             var json = "{\"reason\":\"\(reason)\""
