@@ -108,6 +108,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: Vector generator (`swift run sealed-push-vectors`), not part of any product
+        .executableTarget(
+            name: "sealed-push-vectors",
+            dependencies: ["SealedPushCore", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+
         // MARK: Tests (mirror the sources)
         .testTarget(name: "SealedPushCoreTests", dependencies: ["SealedPushCore", "SealedPushTestSupport"]),
         .testTarget(name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport"]),
@@ -115,11 +121,18 @@ let package = Package(
             name: "SealedPushAPNsTests",
             dependencies: ["SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport"]
         ),
-        .testTarget(name: "SealedPushClientTests", dependencies: ["SealedPushClient", "SealedPushTestSupport"]),
+        .testTarget(
+            name: "SealedPushClientTests",
+            dependencies: [
+                "SealedPushClient", "SealedPushTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),  // the test-only HPKE sender
+            ]
+        ),
         .testTarget(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
         ),
+        .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
             name: "SealedPushConformanceTests",
             dependencies: ["SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]

@@ -1,0 +1,268 @@
+// EXAMPLE ONLY — iOS. This file is outside `Sources/`, so SwiftPM (and Linux CI) never builds it.
+// Copy it into a Notification Service Extension target of an iOS 17+ app that depends on the
+// `SealedPushClient` and `SealedPushCore` products. See README.md next to this file.
+
+import Foundation
+import Security
+import SealedPushClient
+import SealedPushCore
+import UserNotifications
+
+// MARK: - Configuration shared by the app and the extension
+
+enum SealedPushConfig {
+    /// Keychain access group shared by the app and the extension (Keychain Sharing capability,
+    /// "$(AppIdentifierPrefix)com.example.chat.shared").
+    static let keychainAccessGroup = "ABCDE12345.com.example.chat.shared"
+    /// App group shared by the app and the extension (App Groups capability); holds the replay state.
+    static let appGroup = "group.com.example.chat"
+    /// The APNs topic: the app's bundle identifier.
+    static let topic = "com.example.chat"
+    /// Pinned server identity public keys (spec text form). Several, so the backend identity can rotate.
+    static let serverPublicKeys = [
+        "SPK1:QxDul9iMwfCIpVdsd6sM9cOseX89lROcbIS1QpxZZio",
+    ]
+    /// Shown when the envelope cannot be opened in time; a key in the app's Localizable.strings. Never plaintext.
+    static let fallback = Placeholder.localized(key: "NOTIFICATION_PLACEHOLDER")
+
+    /// `<app group container>/SealedPush`, the replay guard's directory (created by the app, never the extension).
+    static var stateDirectory: URL? {
+        FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup)?
+            .appendingPathComponent("SealedPush", isDirectory: true)
+    }
+}
+
+// MARK: - Key ring in the shared keychain
+
+/// A `KeyStore` keeping the key ring file form (`Specs/keyring-v1.md` §2) in one generic-password item of the
+/// shared keychain access group, readable "after first unlock, this device only". The extension uses it read-only:
+/// before the first unlock after a reboot the item is unreadable (`errSecInteractionNotAllowed`) and the step
+/// reports `keysUnavailable` — it never generates a key.
+struct KeychainKeyStore: KeyStore {
+    let accessGroup: String
+    let isReadOnly: Bool
+    private static let service = "SealedPush"
+    private static let account = "keyring-v1"
+    private static let writeLock = NSLock()
+
+    private var baseQuery: [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: Self.service,
+            kSecAttrAccount as String: Self.account,
+            kSecAttrAccessGroup as String: accessGroup,
+            kSecUseDataProtectionKeychain as String: true,
+        ]
+    }
+
+    func loadKeyRing() throws -> DeviceKeyRing? {
+        var query = baseQuery
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &item)
+        switch status {
+        case errSecSuccess:
+            guard let data = item as? Data else {
+                throw SealedPushError(.keyStoreCorrupt, "the keychain item holds no data")
+            }
+            var bytes = [UInt8](data)
+            defer { for index in bytes.indices { bytes[index] = 0 } }
+            return try DeviceKeyRing(fileBytes: bytes)
+        case errSecItemNotFound:
+            if isReadOnly {
+                throw SealedPushError(.keysUnavailable, "no key ring in the keychain; the app must create it first")
+            }
+            return nil
+        case errSecInteractionNotAllowed:
+            throw SealedPushError(.keysUnavailable, "the keychain is locked (device not unlocked since boot)")
+        default:
+            throw SealedPushError(.keysUnavailable, "keychain read failed with OSStatus \(status)")
+        }
+    }
+
+    func update<T>(_ body: (inout DeviceKeyRing?) throws -> T) throws -> T {
+        guard !isReadOnly else {
+            throw SealedPushError(.invalidArgument, "the extension's key store is read-only")
+        }
+        // Only the app writes; serialize its own threads. (The keychain replaces an item atomically.)
+        Self.writeLock.lock()
+        defer { Self.writeLock.unlock() }
+        let before = try loadKeyRing()
+        var ring = before
+        let result = try body(&ring)
+        guard let ring else { return result }
+        var bytes = ring.fileBytes()
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        let data = Data(bytes)
+        let attributes: [String: Any] = [
+            kSecValueData as String: data,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+        ]
+        var status: OSStatus
+        if before == nil {
+            status = SecItemAdd(baseQuery.merging(attributes) { $1 } as CFDictionary, nil)
+        } else {
+            status = SecItemUpdate(baseQuery as CFDictionary, attributes as CFDictionary)
+        }
+        guard status == errSecSuccess else {
+            throw SealedPushError(.io, "keychain write failed with OSStatus \(status)")
+        }
+        return result
+    }
+}
+
+// MARK: - The extension
+
+final class NotificationService: UNNotificationServiceExtension {
+    private var step: NotificationServiceStep?
+
+    override func didReceive(
+        _ request: UNNotificationRequest,
+        withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+    ) {
+        let original = request.content
+        // UNNotificationContent is not Sendable: hand the handler over through a box the step calls exactly once.
+        let deliver = ContentHandlerBox(original: original, handler: contentHandler)
+        guard let step = makeStep() else {
+            deliver(NotificationDeliveryFallback.original)
+            return
+        }
+        self.step = step
+        step.didReceive(NotificationRequest(userInfo: original.userInfo)) { delivery in
+            deliver(delivery)
+        }
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        // Delivers the best attempt (decrypted content if already available, else the fallback) exactly once.
+        step?.serviceExtensionTimeWillExpire()
+    }
+
+    private func makeStep() -> NotificationServiceStep? {
+        let serverKeys = SealedPushConfig.serverPublicKeys.compactMap { try? KeyText.decodePublicKey($0) }
+        let replayGuard = SealedPushConfig.stateDirectory.map { FileReplayGuard(directory: $0) }
+        guard
+            let receiver = try? SealedPushReceiver(
+                keyStore: KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: true),
+                replayGuard: replayGuard,
+                serverPublicKeys: serverKeys,
+                topic: SealedPushConfig.topic
+            )
+        else { return nil }
+        return NotificationServiceStep(
+            receiver: receiver,
+            configuration: .init(
+                deadline: .seconds(25),
+                fallbackPlaceholder: SealedPushConfig.fallback,
+                observer: { outcome in
+                    // Metrics hook: the outcome carries no plaintext and no key material.
+                    Metrics.record(outcome)
+                }
+            )
+        )
+    }
+}
+
+/// Marker for "show the request's own content" when the step could not even be built.
+enum NotificationDeliveryFallback { case original }
+
+/// Turns a `NotificationDelivery` into `UNNotificationContent` and calls the system handler.
+final class ContentHandlerBox: @unchecked Sendable {
+    private let original: UNNotificationContent
+    private let handler: (UNNotificationContent) -> Void
+
+    init(original: UNNotificationContent, handler: @escaping (UNNotificationContent) -> Void) {
+        self.original = original
+        self.handler = handler
+    }
+
+    func callAsFunction(_ fallback: NotificationDeliveryFallback) {
+        handler(original)
+    }
+
+    func callAsFunction(_ delivery: NotificationDelivery) {
+        switch delivery.content {
+        case .original:
+            handler(original)
+        case .placeholder(let placeholder):
+            handler(Self.content(for: placeholder, userInfo: original.userInfo))
+        case .decrypted(let content):
+            handler(Self.content(for: content, userInfo: original.userInfo))
+        }
+    }
+
+    private static func content(for placeholder: Placeholder, userInfo: [AnyHashable: Any]) -> UNNotificationContent {
+        let content = UNMutableNotificationContent()
+        switch placeholder.alert {
+        case .text(let title, let body):
+            content.title = title ?? ""
+            content.body = body
+        case .localized(let key, let args):
+            content.body = NSString.localizedUserNotificationString(forKey: key, arguments: args)
+        }
+        if let sound = placeholder.sound {
+            content.sound = sound == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(sound))
+        }
+        content.userInfo = userInfo
+        return content
+    }
+
+    private static func content(for decrypted: NotificationContent, userInfo: [AnyHashable: Any]) -> UNNotificationContent {
+        let content = UNMutableNotificationContent()
+        content.title = decrypted.title ?? ""
+        content.subtitle = decrypted.subtitle ?? ""
+        content.body = decrypted.body ?? ""
+        if let badge = decrypted.badge { content.badge = NSNumber(value: badge) }
+        if let sound = decrypted.sound {
+            content.sound = sound == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(sound))
+        }
+        if let threadID = decrypted.threadID { content.threadIdentifier = threadID }
+        if let category = decrypted.category { content.categoryIdentifier = category }
+        if let level = decrypted.interruptionLevel {
+            switch level {
+            case .passive: content.interruptionLevel = .passive
+            case .active: content.interruptionLevel = .active
+            case .timeSensitive: content.interruptionLevel = .timeSensitive
+            case .critical: content.interruptionLevel = .critical
+            }
+        }
+        if let score = decrypted.relevanceScore { content.relevanceScore = score }
+        if let target = decrypted.targetContentID { content.targetContentIdentifier = target }
+        // Drop the opaque envelope; hand the app its data (still JSON text, parse it in the app).
+        var info = userInfo
+        info["sp"] = nil
+        if let data = decrypted.data {
+            var writer = JSONWriter()
+            writer.value(data)
+            info["sealedPushData"] = String(decoding: writer.bytes, as: UTF8.self)
+        }
+        content.userInfo = info
+        return content
+    }
+}
+
+/// Stand-in for the app's metrics.
+enum Metrics {
+    static func record(_ outcome: NotificationOutcome) {}
+}
+
+// MARK: - App side (in the app target, not the extension)
+
+/// Call at launch and whenever you rotate; send the returned registration to your backend.
+func registerDevice(now: Date = Date()) throws -> DeviceRegistration {
+    let store = KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: false)
+    let manager = DeviceKeyManager(store: store)
+    let seconds = UInt64(max(0, now.timeIntervalSince1970))
+    if let directory = SealedPushConfig.stateDirectory {
+        // The replay guard never creates its directory: the app does, once.
+        try FileManager.default.createDirectory(
+            at: directory,
+            withIntermediateDirectories: true,
+            attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication]
+        )
+    }
+    let registration = try manager.createIfNeeded(now: seconds)   // never replaces a corrupt key ring
+    _ = try manager.prune(now: seconds)                            // drop keys past the 30-day grace window
+    return registration
+}

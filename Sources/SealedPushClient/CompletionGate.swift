@@ -1,0 +1,118 @@
+import Foundation
+import SealedPushCore
+
+/// The exactly-once state machine behind one notification request.
+///
+/// States: `pending(best: nil)` → `pending(best: content)` (decrypted, later work still running) → `finished`.
+/// Every event — success, failure, the step's own deadline, the system's expiry call — tries the single
+/// `pending → finished` transition under a lock; exactly one wins and calls the handler, outside the lock, once.
+/// Events after that are ignored. Safe from any thread.
+final class CompletionGate: @unchecked Sendable {
+    typealias Handler = @Sendable (NotificationDelivery) -> Void
+
+    private enum State {
+        case pending(best: NotificationContent?)
+        case finished
+    }
+
+    private let lock = NSLock()
+    private var state = State.pending(best: nil)
+    private var handler: Handler?
+    private var observer: (@Sendable (NotificationOutcome) -> Void)?
+    private var onFinish: (@Sendable () -> Void)?
+    private var tasks: [Task<Void, Never>] = []
+    private let fallback: NotificationDelivery.Content
+
+    /// - Parameters:
+    ///   - fallback: The placeholder to deliver on failure or timeout (`.placeholder` or `.original`).
+    ///   - observer: Receives the outcome once, after the handler.
+    ///   - onFinish: Runs once after the handler (the step unregisters the request here).
+    ///   - handler: The content handler, called exactly once.
+    init(
+        fallback: NotificationDelivery.Content,
+        observer: (@Sendable (NotificationOutcome) -> Void)?,
+        onFinish: (@Sendable () -> Void)? = nil,
+        handler: @escaping Handler
+    ) {
+        self.fallback = fallback
+        self.observer = observer
+        self.onFinish = onFinish
+        self.handler = handler
+    }
+
+    /// Whether the handler has been called.
+    var isFinished: Bool {
+        lock.withLock {
+            if case .finished = state { return true }
+            return false
+        }
+    }
+
+    /// Ties tasks to the request: they are cancelled when it finishes (at once if it already has).
+    func attach(_ task: Task<Void, Never>) {
+        let finished: Bool = lock.withLock {
+            if case .finished = state { return true }
+            tasks.append(task)
+            return false
+        }
+        if finished { task.cancel() }
+    }
+
+    /// Records decrypted content as the best attempt that expiry or the deadline will deliver.
+    /// - Returns: false if the request had already finished.
+    @discardableResult
+    func recordBestAttempt(_ content: NotificationContent) -> Bool {
+        lock.withLock {
+            guard case .pending = state else { return false }
+            state = .pending(best: content)
+            return true
+        }
+    }
+
+    /// Finishes with decrypted content. - Returns: whether this call delivered.
+    @discardableResult
+    func succeed(_ content: NotificationContent) -> Bool {
+        finish { _ in NotificationDelivery(content: .decrypted(content), outcome: .decrypted) }
+    }
+
+    /// Finishes with the fallback (or the best attempt, if one was recorded). - Returns: whether this call delivered.
+    @discardableResult
+    func fail(_ reason: FallbackReason) -> Bool {
+        finish { best in self.delivery(best: best, reason: reason) }
+    }
+
+    /// The deadline or the expiry call: delivers the best attempt, or the fallback with `timedOut`.
+    /// - Returns: whether this call delivered.
+    @discardableResult
+    func timeOut() -> Bool {
+        finish { best in self.delivery(best: best, reason: .timedOut) }
+    }
+
+    private func delivery(best: NotificationContent?, reason: FallbackReason) -> NotificationDelivery {
+        if let best {
+            return NotificationDelivery(content: .decrypted(best), outcome: .decrypted)
+        }
+        return NotificationDelivery(content: fallback, outcome: .fallback(reason))
+    }
+
+    private func finish(_ makeDelivery: (NotificationContent?) -> NotificationDelivery) -> Bool {
+        let taken: (Handler, NotificationDelivery, (@Sendable (NotificationOutcome) -> Void)?, (@Sendable () -> Void)?,
+            [Task<Void, Never>])? = lock.withLock {
+            guard case .pending(let best) = state, let handler else { return nil }
+            let delivery = makeDelivery(best)
+            let result = (handler, delivery, observer, onFinish, tasks)
+            state = .finished
+            self.handler = nil
+            observer = nil
+            onFinish = nil
+            tasks = []
+            return result
+        }
+        guard let (handler, delivery, observer, onFinish, tasks) = taken else { return false }
+        handler(delivery)
+        observer?(delivery.outcome)
+        for task in tasks { task.cancel() }
+        onFinish?()
+        return true
+    }
+}

@@ -1,0 +1,66 @@
+import SealedPushCore
+
+/// Why a request ended with the fallback placeholder instead of decrypted content.
+public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
+    /// The key ring (or the replay state) could not be read: e.g. before first unlock, missing or corrupt.
+    case keysUnavailable
+    /// The envelope names a device key this device does not hold (e.g. pruned after rotation).
+    case unknownKey
+    /// The envelope names a server key that is not pinned.
+    case unknownSender
+    /// The envelope did not authenticate (any cryptographic failure).
+    case authenticationFailure
+    /// The envelope's `expiresAt` has passed.
+    case expired
+    /// The envelope was opened before.
+    case replayed
+    /// The payload, envelope or content is malformed or unsupported.
+    case malformed
+    /// Neither decryption nor failure came before the deadline or the system's expiry call.
+    case timedOut
+
+    /// Maps a receive-path error to its fallback reason.
+    ///
+    /// - Parameter error: The error thrown while opening.
+    public init(_ error: any Error) {
+        guard let error = error as? SealedPushError else {
+            self = .malformed
+            return
+        }
+        switch error.code {
+        case .keysUnavailable, .keyStoreCorrupt, .io: self = .keysUnavailable
+        case .unknownRecipientKey: self = .unknownKey
+        case .unknownSenderKey: self = .unknownSender
+        case .authenticationFailure: self = .authenticationFailure
+        case .expired: self = .expired
+        case .replayed: self = .replayed
+        default: self = .malformed
+        }
+    }
+}
+
+/// How a notification request ended: decrypted, or a fallback with its reason. Carries no plaintext.
+public enum NotificationOutcome: Sendable, Hashable {
+    /// The decrypted content was delivered (possibly as a best attempt at expiry).
+    case decrypted
+    /// The fallback placeholder was delivered.
+    case fallback(FallbackReason)
+}
+
+/// What a request delivers to its content handler: exactly once per request.
+public struct NotificationDelivery: Sendable, Hashable {
+    /// The content to show.
+    public enum Content: Sendable, Hashable {
+        /// The decrypted notification content.
+        case decrypted(NotificationContent)
+        /// The configured fallback placeholder (never contains plaintext).
+        case placeholder(Placeholder)
+        /// The request's own content unchanged (the sender's placeholder `aps` alert).
+        case original
+    }
+
+    /// The content to show.
+    public let content: Content
+    /// The typed outcome (also given to the observer).
+    public let outcome: NotificationOutcome
+}

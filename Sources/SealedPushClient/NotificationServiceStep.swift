@@ -1,0 +1,160 @@
+import Foundation
+import SealedPushCore
+
+/// The notification service extension's work, without Apple frameworks: it mirrors
+/// `UNNotificationServiceExtension` (`didReceive(_:withContentHandler:)` and `serviceExtensionTimeWillExpire()`).
+///
+/// Guarantees, per request:
+/// - The content handler is called **exactly once**, whatever the interleaving of success, failure, the step's own
+///   deadline and ``serviceExtensionTimeWillExpire()``, from any thread.
+/// - The step's deadline (default 25 s, below the system's ~30 s) delivers even if the expiry call never comes.
+/// - Best attempt: once the envelope is decrypted, that content is what expiry or the deadline delivers, even while
+///   later work (``Configuration/enrich``) is still running; before that, the fallback placeholder.
+/// - Every request ends in a ``NotificationOutcome`` given to ``Configuration/observer``. Nothing is logged.
+///
+/// The extension only reads keys: it never creates, rotates or rewrites them, and reports
+/// ``FallbackReason/keysUnavailable`` when they cannot be read.
+public final class NotificationServiceStep: Sendable {
+    /// The step's settings.
+    public struct Configuration: Sendable {
+        /// The step's own deadline from `didReceive` to delivery. Default 25 seconds.
+        public var deadline: Duration
+        /// The placeholder shown on failure or timeout; nil keeps the request's own content (the sender's
+        /// placeholder alert). It is fixed configuration and never derived from the envelope.
+        public var fallbackPlaceholder: Placeholder?
+        /// Receives every request's outcome once, after the content handler (for metrics). Never given plaintext.
+        public var observer: (@Sendable (NotificationOutcome) -> Void)?
+        /// Optional later work on decrypted content (e.g. attachments). Until it returns, the decrypted content is
+        /// the best attempt; if it throws, the decrypted content is delivered.
+        public var enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)?
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - deadline: The step's own deadline (default 25 s).
+        ///   - fallbackPlaceholder: The fallback placeholder, or nil to keep the request's content.
+        ///   - observer: The outcome observer.
+        ///   - enrich: Optional later work on decrypted content.
+        public init(
+            deadline: Duration = .seconds(25),
+            fallbackPlaceholder: Placeholder? = nil,
+            observer: (@Sendable (NotificationOutcome) -> Void)? = nil,
+            enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)? = nil
+        ) {
+            self.deadline = deadline
+            self.fallbackPlaceholder = fallbackPlaceholder
+            self.observer = observer
+            self.enrich = enrich
+        }
+    }
+
+    /// The step's settings.
+    public let configuration: Configuration
+    private let open: @Sendable ([UInt8]) throws -> OpenedNotification
+    private let registry = Registry()
+
+    /// Creates a step that opens requests with `receiver` (read-only key ring + replay guard).
+    ///
+    /// - Parameters:
+    ///   - receiver: The receive path.
+    ///   - configuration: Deadline, fallback, observer and optional later work.
+    public convenience init(receiver: SealedPushReceiver, configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration) { envelope in try receiver.open(envelope: envelope) }
+    }
+
+    init(configuration: Configuration, open: @escaping @Sendable ([UInt8]) throws -> OpenedNotification) {
+        self.configuration = configuration
+        self.open = open
+    }
+
+    /// Starts processing a request; returns at once. `contentHandler` is called exactly once, on some thread.
+    ///
+    /// - Parameters:
+    ///   - request: The notification request.
+    ///   - contentHandler: Receives the content to show and the outcome.
+    public func didReceive(
+        _ request: NotificationRequest,
+        withContentHandler contentHandler: @escaping @Sendable (NotificationDelivery) -> Void
+    ) {
+        let fallback: NotificationDelivery.Content = configuration.fallbackPlaceholder.map { .placeholder($0) } ?? .original
+        let registry = self.registry
+        let id = registry.nextID()
+        let gate = CompletionGate(
+            fallback: fallback,
+            observer: configuration.observer,
+            onFinish: { registry.remove(id) },
+            handler: contentHandler
+        )
+        registry.insert(gate, id: id)
+
+        let deadline = configuration.deadline
+        gate.attach(Task.detached {
+            do {
+                try await Task.sleep(for: deadline)
+            } catch {
+                return  // cancelled: the request finished first
+            }
+            gate.timeOut()
+        })
+
+        let open = self.open
+        let enrich = configuration.enrich
+        // Opening does blocking file I/O (key ring read, replay guard flock): keep it off the Swift concurrency pool.
+        DispatchQueue.global(qos: .userInitiated).async {
+            guard !gate.isFinished else { return }
+            let opened: OpenedNotification
+            do {
+                opened = try open(try request.envelope.get())
+            } catch {
+                gate.fail(FallbackReason(error))
+                return
+            }
+            guard let enrich else {
+                gate.succeed(opened.content)
+                return
+            }
+            gate.recordBestAttempt(opened.content)
+            gate.attach(Task.detached {
+                let enriched = (try? await enrich(opened)) ?? opened.content
+                gate.succeed(enriched)
+            })
+        }
+    }
+
+    /// The system's "time will expire" call: every pending request delivers its best attempt now (decrypted content
+    /// if available, else the fallback with ``FallbackReason/timedOut``).
+    public func serviceExtensionTimeWillExpire() {
+        for gate in registry.snapshot() {
+            gate.timeOut()
+        }
+    }
+
+    /// Pending requests by id.
+    private final class Registry: @unchecked Sendable {
+        private let lock = NSLock()
+        private var counter: UInt64 = 0
+        private var gates: [UInt64: CompletionGate] = [:]
+
+        func nextID() -> UInt64 {
+            lock.withLock {
+                counter &+= 1
+                return counter
+            }
+        }
+
+        func insert(_ gate: CompletionGate, id: UInt64) {
+            lock.withLock {
+                // A request can finish before it is registered only if its handler ran already; then skip it.
+                if !gate.isFinished { gates[id] = gate }
+            }
+        }
+
+        func remove(_ id: UInt64) {
+            lock.withLock { _ = gates.removeValue(forKey: id) }
+        }
+
+        func snapshot() -> [CompletionGate] {
+            lock.withLock { Array(gates.values) }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+/// The notification content that travels inside the envelope (spec §4).
+///
+/// Everything the user sees — and everything that says something about the message, such as its thread,
+/// category or badge — lives here, encrypted. Use ``canonicalJSON()`` to encode and ``init(json:)`` to decode.
+public struct NotificationContent: Sendable, Hashable, Codable {
+    /// The title.
+    public var title: String?
+    /// The subtitle.
+    public var subtitle: String?
+    /// The body text.
+    public var body: String?
+    /// The badge number, 0 ... 2,147,483,647.
+    public var badge: Int?
+    /// `"default"` or the name of a sound file in the app.
+    public var sound: String?
+    /// The thread identifier used to group notifications.
+    public var threadID: String?
+    /// The category identifier that selects actions.
+    public var category: String?
+    /// The interruption level.
+    public var interruptionLevel: InterruptionLevel?
+    /// The relevance score, 0 ... 1.
+    public var relevanceScore: Double?
+    /// The target content identifier.
+    public var targetContentID: String?
+    /// App data handed to the app in `userInfo`.
+    public var data: JSONValue?
+    /// Attachment references (reserved for a later version; each an object with at least `url`).
+    public var attachments: [JSONValue]?
+
+    /// Creates content; every field is optional.
+    public init(
+        title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil, sound: String? = nil,
+        threadID: String? = nil, category: String? = nil, interruptionLevel: InterruptionLevel? = nil,
+        relevanceScore: Double? = nil, targetContentID: String? = nil, data: JSONValue? = nil,
+        attachments: [JSONValue]? = nil
+    ) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.threadID = threadID
+        self.category = category
+        self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.targetContentID = targetContentID
+        self.data = data
+        self.attachments = attachments
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case title, subtitle, body, badge, sound
+        case threadID = "thread-id"
+        case category
+        case interruptionLevel = "interruption-level"
+        case relevanceScore = "relevance-score"
+        case targetContentID = "target-content-id"
+        case data, attachments
+    }
+
+    /// The canonical JSON encoding (spec §4.1).
+    /// - Returns: UTF-8 JSON bytes.
+    /// - Throws: ``SealedPushError`` with `malformedContent` if a field is out of range (badge, relevance score,
+    ///   a non-finite number in `data`).
+    public func canonicalJSON() throws -> [UInt8] {
+        try validate()
+        var writer = JSONWriter()
+        var first = true
+        func key(_ name: StaticString) {
+            if !first { writer.raw(",") }
+            first = false
+            writer.raw(name)
+        }
+        writer.raw("{")
+        if let title { key("\"title\":"); writer.string(title) }
+        if let subtitle { key("\"subtitle\":"); writer.string(subtitle) }
+        if let body { key("\"body\":"); writer.string(body) }
+        if let badge { key("\"badge\":"); writer.number(Double(badge)) }
+        if let sound { key("\"sound\":"); writer.string(sound) }
+        if let threadID { key("\"thread-id\":"); writer.string(threadID) }
+        if let category { key("\"category\":"); writer.string(category) }
+        if let interruptionLevel { key("\"interruption-level\":"); writer.string(interruptionLevel.rawValue) }
+        if let relevanceScore { key("\"relevance-score\":"); writer.number(relevanceScore) }
+        if let targetContentID { key("\"target-content-id\":"); writer.string(targetContentID) }
+        if let data { key("\"data\":"); writer.value(data) }
+        if let attachments { key("\"attachments\":"); writer.value(.array(attachments)) }
+        writer.raw("}")
+        return writer.bytes
+    }
+
+    /// Decodes content JSON strictly (spec §4): unknown members are ignored; wrong types, out-of-range values,
+    /// duplicated names, invalid UTF-8 and nesting over 32 levels are rejected.
+    /// - Parameter bytes: UTF-8 JSON.
+    /// - Throws: ``SealedPushError`` with code `malformedContent` naming the field.
+    public init(json bytes: [UInt8]) throws {
+        guard case .object(let members) = try JSONParser.parse(bytes, maxDepth: 32, errorCode: .malformedContent)
+        else { throw SealedPushError(.malformedContent, "content must be a JSON object") }
+        func string(_ key: CodingKeys) throws -> String? {
+            guard let value = members[key.rawValue] else { return nil }
+            guard case .string(let text) = value else {
+                throw SealedPushError(.malformedContent, "content field \"\(key.rawValue)\" must be a string")
+            }
+            return text
+        }
+        title = try string(.title)
+        subtitle = try string(.subtitle)
+        body = try string(.body)
+        sound = try string(.sound)
+        threadID = try string(.threadID)
+        category = try string(.category)
+        targetContentID = try string(.targetContentID)
+        if let value = members[CodingKeys.badge.rawValue] {
+            guard case .number(let number) = value, number == number.rounded(), number >= 0,
+                number <= Double(Int32.max)
+            else {
+                throw SealedPushError(.malformedContent, "content field \"badge\" must be an integer 0...2147483647")
+            }
+            badge = Int(number)
+        }
+        if let value = members[CodingKeys.interruptionLevel.rawValue] {
+            guard case .string(let text) = value, let level = InterruptionLevel(rawValue: text) else {
+                throw SealedPushError(
+                    .malformedContent,
+                    "content field \"interruption-level\" must be passive, active, time-sensitive or critical")
+            }
+            interruptionLevel = level
+        }
+        if let value = members[CodingKeys.relevanceScore.rawValue] {
+            guard case .number(let number) = value, number >= 0, number <= 1 else {
+                throw SealedPushError(.malformedContent, "content field \"relevance-score\" must be a number 0...1")
+            }
+            relevanceScore = number
+        }
+        data = members[CodingKeys.data.rawValue]
+        if let value = members[CodingKeys.attachments.rawValue] {
+            guard case .array(let elements) = value,
+                elements.allSatisfy({ $0["url"]?.stringValue != nil })
+            else {
+                throw SealedPushError(
+                    .malformedContent, "content field \"attachments\" must be an array of objects with a \"url\" string")
+            }
+            attachments = elements
+        }
+    }
+
+    private func validate() throws {
+        if let badge, badge < 0 || badge > Int(Int32.max) {
+            throw SealedPushError(.malformedContent, "badge \(badge) is outside 0...2147483647")
+        }
+        if let relevanceScore, !(relevanceScore >= 0 && relevanceScore <= 1) {
+            throw SealedPushError(.malformedContent, "relevance score \(relevanceScore) is outside 0...1")
+        }
+        if let data, !Self.allNumbersFinite(data) {
+            throw SealedPushError(.malformedContent, "app data contains a number that is not finite")
+        }
+        if let attachments, !attachments.allSatisfy({ $0["url"]?.stringValue != nil }) {
+            throw SealedPushError(.malformedContent, "every attachment must be an object with a \"url\" string")
+        }
+    }
+
+    private static func allNumbersFinite(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number): number.isFinite
+        case .array(let elements): elements.allSatisfy(allNumbersFinite)
+        case .object(let members): members.values.allSatisfy(allNumbersFinite)
+        default: true
+        }
+    }
+}

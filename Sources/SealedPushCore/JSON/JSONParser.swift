@@ -1,0 +1,257 @@
+/// A strict, bounded JSON parser (RFC 8259).
+///
+/// Unlike a permissive parser it rejects what an attacker could use to confuse two implementations: invalid UTF-8,
+/// lone surrogates, duplicated member names, nesting deeper than a limit, numbers that overflow a double, and
+/// anything after the value. Work is linear in the input and recursion is bounded by `maxDepth`.
+public struct JSONParser {
+    private let bytes: [UInt8]
+    private let maxDepth: Int
+    private let code: SealedPushError.Code
+    private var index = 0
+
+    /// Parses one JSON text.
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - maxDepth: The deepest nesting of arrays and objects accepted (the top level counts as 1).
+    ///   - code: The error code thrown on failure (for example `malformedPayload` or `malformedContent`).
+    /// - Returns: The value.
+    /// - Throws: ``SealedPushError`` with `code`, naming the byte offset and the problem.
+    public static func parse(
+        _ bytes: [UInt8], maxDepth: Int = 32, errorCode code: SealedPushError.Code = .malformedContent
+    ) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, code: code)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.fail("unexpected data after the JSON value") }
+        return value
+    }
+
+    private init(bytes: [UInt8], maxDepth: Int, code: SealedPushError.Code) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        self.code = code
+    }
+
+    private func fail(_ what: String) -> SealedPushError {
+        SealedPushError(code, "invalid JSON at byte \(index): \(what)")
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws -> JSONValue {
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("unexpected character 0x\(String(bytes[index], radix: 16))")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws {
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        guard bytes.count - index >= expected.count, bytes[index..<index + expected.count].elementsEqual(expected)
+        else { throw fail("invalid literal") }
+        index += expected.count
+    }
+
+    private mutating func parseObject(depth: Int) throws -> JSONValue {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let name = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            guard members.updateValue(value, forKey: name) == nil else {
+                throw fail("duplicated member name \"\(name.prefix(40))\"")
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input in an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            } else {
+                throw fail("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws -> JSONValue {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input in an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            } else {
+                throw fail("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number needs digits") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw fail("a number may not have leading zeros") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a fraction needs digits") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("an exponent needs digits") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        guard index - start <= 64 else { throw fail("a number longer than 64 characters") }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw fail("a number out of the range of a double") }
+        return value
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func parseString() throws -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw fail("unterminated escape") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+                default: throw fail("invalid escape '\\\(Character(Unicode.Scalar(escape)))'")
+                }
+            case 0x00..<0x20:
+                throw fail("unescaped control character in a string")
+            case 0x00..<0x80:
+                scalars.append(Unicode.Scalar(byte))
+                index += 1
+            default:
+                scalars.append(try decodeUTF8Scalar())
+            }
+        }
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        guard bytes.count - index >= 4 else { throw fail("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let char = bytes[index]
+            let digit: UInt32
+            switch char {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(char - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(char - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(char - UInt8(ascii: "A") + 10)
+            default: throw fail("invalid hex digit in a \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseUnicodeEscape() throws -> Unicode.Scalar {
+        let first = try readHex4()
+        if (0xD800...0xDBFF).contains(first) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw fail("a high surrogate without its low surrogate") }
+            index += 2
+            let second = try readHex4()
+            guard (0xDC00...0xDFFF).contains(second) else { throw fail("a high surrogate without its low surrogate") }
+            let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            guard let scalar = Unicode.Scalar(combined) else { throw fail("invalid surrogate pair") }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(first) else { throw fail("a lone low surrogate") }
+        return scalar
+    }
+
+    /// Decodes one multi-byte UTF-8 sequence strictly (no overlongs, no surrogates, ≤ U+10FFFF).
+    private mutating func decodeUTF8Scalar() throws -> Unicode.Scalar {
+        let lead = bytes[index]
+        let length: Int
+        var value: UInt32
+        var minimum: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F); minimum = 0x80
+        case 0xE0...0xEF: length = 3; value = UInt32(lead & 0x0F); minimum = 0x800
+        case 0xF0...0xF4: length = 4; value = UInt32(lead & 0x07); minimum = 0x10000
+        default: throw fail("invalid UTF-8")
+        }
+        guard bytes.count - index >= length else { throw fail("truncated UTF-8 sequence") }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            guard byte & 0xC0 == 0x80 else { throw fail("invalid UTF-8") }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        minimum = max(minimum, 0)
+        guard value >= minimum, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value),
+            let scalar = Unicode.Scalar(value)
+        else { throw fail("invalid UTF-8 (overlong, surrogate or out of range)") }
+        index += length
+        return scalar
+    }
+}

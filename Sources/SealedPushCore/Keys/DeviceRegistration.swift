@@ -1,0 +1,82 @@
+import Foundation
+
+/// What a device sends its backend so the backend can seal to it (see `Specs/keyring-v1.md`).
+///
+/// JSON: `{"version":1,"publicKey":"SPK1:…","keyId":"<16 hex>","createdAt":"<ISO 8601>","expiresAt":"<ISO 8601>"}`;
+/// `expiresAt` is optional. The receiver of a registration recomputes the key id from the public key and rejects a
+/// mismatch.
+public struct DeviceRegistration: Sendable, Hashable, Codable {
+    /// The format version, 1.
+    public var version: Int
+    /// The device public key in its text form (`SPK1:…`).
+    public var publicKey: String
+    /// The key id of ``publicKey`` (16 hex digits).
+    public var keyId: String
+    /// When the key was created.
+    public var createdAt: Date
+    /// When the device stops accepting envelopes for this key, if it has decided already.
+    public var expiresAt: Date?
+
+    /// Creates a registration record.
+    /// - Parameters:
+    ///   - publicKey: The device public key's text form.
+    ///   - keyId: The key id's text form.
+    ///   - createdAt: The key's creation time.
+    ///   - expiresAt: The key's retirement deadline, if known.
+    public init(publicKey: String, keyId: String, createdAt: Date, expiresAt: Date? = nil) {
+        self.version = 1
+        self.publicKey = publicKey
+        self.keyId = keyId
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    private enum CodingKeys: String, CodingKey { case version, publicKey, keyId, createdAt, expiresAt }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        guard version == 1 else {
+            throw SealedPushError(.invalidArgument, "registration version \(version) is not supported (expected 1)")
+        }
+        publicKey = try container.decode(String.self, forKey: .publicKey)
+        keyId = try container.decode(String.self, forKey: .keyId)
+        createdAt = try Self.parseDate(container.decode(String.self, forKey: .createdAt), field: "createdAt")
+        expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt).map {
+            try Self.parseDate($0, field: "expiresAt")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(publicKey, forKey: .publicKey)
+        try container.encode(keyId, forKey: .keyId)
+        try container.encode(Self.formatDate(createdAt), forKey: .createdAt)
+        try container.encodeIfPresent(expiresAt.map(Self.formatDate), forKey: .expiresAt)
+    }
+
+    /// Formats a date as ISO 8601 in UTC with whole seconds, for example `2026-11-21T10:00:00Z`.
+    /// - Parameter date: The date.
+    /// - Returns: The text form.
+    public static func formatDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Parses an ISO 8601 date with or without fractional seconds.
+    /// - Parameters:
+    ///   - text: The text form.
+    ///   - field: The field name, for the error message.
+    /// - Returns: The date.
+    /// - Throws: ``SealedPushError`` with code `invalidArgument`.
+    public static func parseDate(_ text: String, field: String = "date") throws -> Date {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        throw SealedPushError(.invalidArgument, "\(field) \"\(text.prefix(40))\" is not an ISO 8601 date like 2026-11-21T10:00:00Z")
+    }
+}

@@ -1,0 +1,49 @@
+import Testing
+@testable import SealedPushCore
+
+@Suite struct NotificationContentTests {
+    @Test func canonicalForm() throws {
+        let content = NotificationContent(
+            title: "Hi \"you\"", subtitle: "sub", body: "Line1\nLine2 ✉️ / \u{01}", badge: 3, sound: "default",
+            threadID: "t-1", category: "MSG", interruptionLevel: .timeSensitive, relevanceScore: 0.5,
+            targetContentID: "c", data: .object(["z": .number(1), "a": .array([.bool(true), .null, .number(1e-5)])]))
+        // Hand-written from spec §4.1: table order, canonical escapes, raw UTF-8, `data` keys sorted.
+        let expected = #"{"title":"Hi \"you\"","subtitle":"sub","body":"Line1\nLine2 ✉️ / \u0001","badge":3,"#
+            + #""sound":"default","thread-id":"t-1","category":"MSG","interruption-level":"time-sensitive","#
+            + #""relevance-score":0.5,"target-content-id":"c","data":{"a":[true,null,1e-05],"z":1}}"#
+        #expect(String(decoding: try content.canonicalJSON(), as: UTF8.self) == expected)
+        #expect(try NotificationContent(json: Array(expected.utf8)) == content)
+    }
+
+    @Test func emptyContent() throws {
+        #expect(try NotificationContent().canonicalJSON() == Array("{}".utf8))
+        #expect(try NotificationContent(json: Array("{}".utf8)) == NotificationContent())
+    }
+
+    @Test func ignoresUnknownMembers() throws {
+        let parsed = try NotificationContent(json: Array(#"{"body":"b","future":{"x":1}}"#.utf8))
+        #expect(parsed == NotificationContent(body: "b"))
+    }
+
+    @Test(arguments: [
+        #"{"title":1}"#, #"{"badge":-1}"#, #"{"badge":1.5}"#, #"{"badge":2147483648}"#, #"{"relevance-score":2}"#,
+        #"{"interruption-level":"loud"}"#, #"{"attachments":[{"name":"x"}]}"#, #"{"attachments":{}}"#, "[]",
+        #"{"body":"a","body":"b"}"#,
+    ])
+    func rejectsBadContent(text: String) {
+        do {
+            _ = try NotificationContent(json: Array(text.utf8))
+            Issue.record("accepted \(text)")
+        } catch let error as SealedPushError {
+            #expect(error.code == .malformedContent)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func refusesToEncodeOutOfRange() {
+        #expect(throws: SealedPushError.self) { try NotificationContent(badge: -2).canonicalJSON() }
+        #expect(throws: SealedPushError.self) { try NotificationContent(relevanceScore: .nan).canonicalJSON() }
+        #expect(throws: SealedPushError.self) { try NotificationContent(data: .number(.infinity)).canonicalJSON() }
+    }
+}
