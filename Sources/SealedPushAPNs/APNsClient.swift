@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 import Logging
 import NIOCore
@@ -34,8 +35,8 @@ public final class APNsClient: Sendable {
     ///   - configuration: Endpoint, trust, limits, retries.
     ///   - tokenIssuer: Signs provider tokens (from the `.p8` key, key id and team id).
     ///   - logger: Where to log.
-    /// - Throws: ``APNsClientError`` for an invalid configuration or unreadable trust roots;
-    ///   `ProviderTokenError` for a renewal age outside [20, 60) minutes.
+    /// - Throws: `SealedPushError` for an invalid configuration or unreadable trust roots;
+    ///   `SealedPushError` for a renewal age outside [20, 60) minutes.
     public init(
         configuration: APNsClientConfiguration, tokenIssuer: ProviderTokenIssuer,
         logger: Logger = Logger(label: "sealedpush.apns")
@@ -54,19 +55,19 @@ public final class APNsClient: Sendable {
             break
         case .pemFile(let path):
             guard FileManager.default.isReadableFile(atPath: path) else {
-                throw APNsClientError(.invalidTrustRoots, "cannot read the CA file \(path)")
+                throw SealedPushError(.io, "cannot read the CA file \(path)")
             }
             tls.trustRoots = .file(path)
         case .pem(let text):
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(text.utf8)))
             } catch {
-                throw APNsClientError(.invalidTrustRoots, "the trusted certificates are not valid PEM: \(error)")
+                throw SealedPushError(.invalidArgument, "the trusted certificates are not valid PEM: \(error)")
             }
         }
         let sslContext: NIOSSLContext
         do { sslContext = try NIOSSLContext(configuration: tls) } catch {
-            throw APNsClientError(.invalidTrustRoots, "cannot set up TLS: \(error)")
+            throw SealedPushError(.invalidArgument, "cannot set up TLS: \(error)")
         }
         self.pool = APNsConnectionPool(
             endpoint: configuration.endpoint, sslContext: sslContext, group: MultiThreadedEventLoopGroup.singleton,

@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 
 /// How an ``APNsClient`` connects, authenticates, limits itself and retries.
@@ -55,7 +56,7 @@ public struct APNsClientConfiguration: Sendable {
 
     func validate() throws {
         func check(_ condition: Bool, _ message: String) throws {
-            if !condition { throw APNsClientError(.invalidConfiguration, message) }
+            if !condition { throw SealedPushError(.invalidArgument, message) }
         }
         try check((1...64).contains(maxConnections), "maxConnections must be 1...64 (got \(maxConnections))")
         try check(

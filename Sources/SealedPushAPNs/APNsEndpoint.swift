@@ -1,3 +1,5 @@
+import SealedPushCore
+
 /// Where APNs (or an emulator) listens.
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The host name or IP address.
@@ -21,27 +23,27 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `https://host[:port]` (an IPv6 host in brackets).
     /// - Parameter url: The URL; a path, query or other scheme is rejected.
-    /// - Throws: ``APNsClientError`` with code `.invalidEndpoint`.
+    /// - Throws: `SealedPushError` with code `.invalidArgument`.
     public init(url: String) throws {
         let scheme = "https://"
         guard url.lowercased().hasPrefix(scheme) else {
-            throw APNsClientError(.invalidEndpoint, "the endpoint must be https://host[:port] (got \(url))")
+            throw SealedPushError(.invalidArgument, "the endpoint must be https://host[:port] (got \(url))")
         }
         var rest = Substring(url.dropFirst(scheme.count))
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("@") else {
-            throw APNsClientError(.invalidEndpoint, "the endpoint must be https://host[:port] without a path (got \(url))")
+            throw SealedPushError(.invalidArgument, "the endpoint must be https://host[:port] without a path (got \(url))")
         }
         var host: Substring
         var portText: Substring?
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else {
-                throw APNsClientError(.invalidEndpoint, "unterminated IPv6 address in \(url)")
+                throw SealedPushError(.invalidArgument, "unterminated IPv6 address in \(url)")
             }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw APNsClientError(.invalidEndpoint, "bad port in \(url)") }
+                guard after.hasPrefix(":") else { throw SealedPushError(.invalidArgument, "bad port in \(url)") }
                 portText = after.dropFirst()
             }
         } else if let colon = rest.lastIndex(of: ":") {
@@ -53,11 +55,11 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
         var port = 443
         if let portText {
             guard let value = Int(portText), (1...65_535).contains(value) else {
-                throw APNsClientError(.invalidEndpoint, "the port must be 1...65535 (got \(portText))")
+                throw SealedPushError(.invalidArgument, "the port must be 1...65535 (got \(portText))")
             }
             port = value
         }
-        guard !host.isEmpty else { throw APNsClientError(.invalidEndpoint, "no host in \(url)") }
+        guard !host.isEmpty else { throw SealedPushError(.invalidArgument, "no host in \(url)") }
         self.init(host: String(host), port: port)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
+import SealedPushCore
 
 /// One alert notification for one device.
 public struct APNsNotification: Sendable, Hashable {
     /// The largest body APNs accepts for an alert.
-    public static let maximumPayloadBytes = 4096
+    public static let maximumPayloadBytes = APNsPayload.maxBodyBytes
     /// The longest `apns-collapse-id` APNs accepts, in bytes.
     public static let maximumCollapseIDBytes = 64
 

@@ -1,3 +1,5 @@
+import SealedPushCore
+
 /// An APNs device token: even-length hex, 64 to 200 characters (Apple's tokens are 32 bytes today, 64 hex
 /// characters, but Apple says their length may change). Stored lowercase.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
@@ -11,24 +13,24 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a hex device token.
     /// - Parameter hex: The token as the app reported it (upper- or lowercase hex, no spaces or `<>`).
-    /// - Throws: ``APNsClientError`` with code `.badDeviceToken` if it is not even-length hex of 64–200 characters.
+    /// - Throws: `SealedPushError` with code `.invalidArgument` if it is not even-length hex of 64–200 characters.
     public init(hex: String) throws {
         let utf8 = hex.utf8
         guard utf8.count >= Self.minimumHexLength, utf8.count <= Self.maximumHexLength, utf8.count % 2 == 0 else {
-            throw APNsClientError(
-                .badDeviceToken,
+            throw SealedPushError(
+                .invalidArgument,
                 "a device token must be an even number of hex characters, \(Self.minimumHexLength)–"
                     + "\(Self.maximumHexLength) long (got \(utf8.count))")
         }
         guard utf8.allSatisfy(Self.isHexDigit) else {
-            throw APNsClientError(.badDeviceToken, "a device token must contain only hex characters 0-9 a-f")
+            throw SealedPushError(.invalidArgument, "a device token must contain only hex characters 0-9 a-f")
         }
         self.hex = hex.lowercased()
     }
 
     /// Makes a token from its bytes.
     /// - Parameter bytes: The raw token (32–100 bytes).
-    /// - Throws: ``APNsClientError`` with code `.badDeviceToken` for a wrong length.
+    /// - Throws: `SealedPushError` with code `.invalidArgument` for a wrong length.
     public init(bytes: [UInt8]) throws {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()

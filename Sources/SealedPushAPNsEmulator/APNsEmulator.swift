@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 import Logging
 import NIOCore
@@ -34,22 +35,22 @@ public final class APNsEmulator: @unchecked Sendable {
     /// - Parameters:
     ///   - configuration: Address, auth key, rules and faults.
     ///   - logger: Where to log (requests at debug level, no bodies).
-    /// - Throws: ``APNsEmulatorError`` for a non-loopback host, an unusable auth key or a certificate failure.
+    /// - Throws: `SealedPushError` for a non-loopback host, an unusable auth key or a certificate failure.
     public init(configuration: APNsEmulatorConfiguration, logger: Logger = Logger(label: "sealedpush.apns-emulator"))
         throws
     {
         guard Self.isLoopback(configuration.host) else {
-            throw APNsEmulatorError("the emulator binds loopback addresses only, not \(configuration.host)")
+            throw SealedPushError(.invalidArgument, "APNs emulator: the emulator binds loopback addresses only, not \(configuration.host)")
         }
         guard (0...65_535).contains(configuration.port) else {
-            throw APNsEmulatorError("port \(configuration.port) is out of range 0...65535")
+            throw SealedPushError(.invalidArgument, "APNs emulator: port \(configuration.port) is out of range 0...65535")
         }
         guard configuration.maxConcurrentStreams >= 1, configuration.threads >= 1, configuration.threads <= 16 else {
-            throw APNsEmulatorError("maxConcurrentStreams must be ≥ 1 and threads in 1...16")
+            throw SealedPushError(.invalidArgument, "APNs emulator: maxConcurrentStreams must be ≥ 1 and threads in 1...16")
         }
         let total = configuration.faults.totalProbability
         guard total >= 0, total <= 1, configuration.faults.random.allSatisfy({ $0.probability >= 0 }) else {
-            throw APNsEmulatorError("fault probabilities must be ≥ 0 and sum to at most 1 (got \(total))")
+            throw SealedPushError(.invalidArgument, "APNs emulator: fault probabilities must be ≥ 0 and sum to at most 1 (got \(total))")
         }
         self.configuration = configuration
         self.core = try EmulatorCore(configuration: configuration, logger: logger)
@@ -64,13 +65,13 @@ public final class APNsEmulator: @unchecked Sendable {
     public var certificatePath: String? { configuration.certificateOutputPath }
 
     /// Writes the certificate (if configured), binds and starts serving.
-    /// - Throws: ``APNsEmulatorError`` if the certificate cannot be written or the address cannot be bound.
+    /// - Throws: `SealedPushError` if the certificate cannot be written or the address cannot be bound.
     public func start() async throws {
         if let path = configuration.certificateOutputPath {
             do {
                 try Data(certificatePEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                throw APNsEmulatorError("cannot write the certificate to \(path): \(error.localizedDescription)")
+                throw SealedPushError(.io, "APNs emulator: cannot write the certificate to \(path): \(error.localizedDescription)")
             }
         }
         var tls = TLSConfiguration.makeServerConfiguration(
@@ -123,7 +124,7 @@ public final class APNsEmulator: @unchecked Sendable {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
             try? await group.shutdownGracefully()
-            throw APNsEmulatorError("cannot bind \(configuration.host):\(configuration.port): \(error)")
+            throw SealedPushError(.io, "APNs emulator: cannot bind \(configuration.host):\(configuration.port): \(error)")
         }
         let port = channel.localAddress?.port ?? configuration.port
         lock.withLock {

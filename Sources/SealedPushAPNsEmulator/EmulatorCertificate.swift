@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 internal import COpenSSL
 
@@ -90,8 +91,8 @@ struct EmulatorCertificate: Sendable {
         return result
     }
 
-    private static func failure(_ step: String) -> APNsEmulatorError {
-        APNsEmulatorError("cannot generate the emulator's TLS certificate (\(step)): "
+    private static func failure(_ step: String) -> SealedPushError {
+        SealedPushError(.io, "APNs emulator: cannot generate the emulator's TLS certificate (\(step)): "
             + drainErrors().joined(separator: "; "))
     }
 }

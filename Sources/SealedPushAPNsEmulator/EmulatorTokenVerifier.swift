@@ -1,3 +1,4 @@
+import SealedPushCore
 import Crypto
 import Foundation
 
@@ -40,11 +41,11 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
         if pem.contains("PUBLIC KEY") {
             do { return try P256.Signing.PublicKey(pemRepresentation: pem) } catch {
-                throw APNsEmulatorError("the auth key is not a P-256 public key PEM: \(error)")
+                throw SealedPushError(.invalidKey, "APNs emulator: the auth key is not a P-256 public key PEM: \(error)")
             }
         }
         do { return try P256.Signing.PrivateKey(pemRepresentation: pem).publicKey } catch {
-            throw APNsEmulatorError("the auth key is not a P-256 .p8 (PKCS#8 PEM) key")
+            throw SealedPushError(.invalidKey, "APNs emulator: the auth key is not a P-256 .p8 (PKCS#8 PEM) key")
         }
     }
 

@@ -1,3 +1,4 @@
+import SealedPushCore
 import ArgumentParser
 import SealedPushServer
 
@@ -17,7 +18,7 @@ struct APNsKeygenCommand: ParsableCommand {
     func run() throws {
         do {
             try APNsKeyGenerator.writeNewKey(to: out, overwrite: force)
-        } catch let error as ProviderTokenError {
+        } catch let error as SealedPushError {
             throw ValidationError(error.description)
         }
         print("wrote \(out) (P-256 private key, PKCS#8 PEM, mode 0600)")

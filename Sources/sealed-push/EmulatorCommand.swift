@@ -1,3 +1,4 @@
+import SealedPushCore
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -141,7 +142,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         do {
             emulator = try APNsEmulator(configuration: configuration, logger: logger)
             try await emulator.start()
-        } catch let error as APNsEmulatorError {
+        } catch let error as SealedPushError {
             throw ValidationError(error.message)
         }
         print("APNs emulator listening on \(host):\(emulator.port) (certificate: \(certOut))")

@@ -1,3 +1,4 @@
+import SealedPushCore
 import ArgumentParser
 import Foundation
 import Logging
@@ -69,7 +70,7 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let deviceTokens: [DeviceToken]
-        do { deviceTokens = try tokens.map { try DeviceToken(hex: $0) } } catch let error as APNsClientError {
+        do { deviceTokens = try tokens.map { try DeviceToken(hex: $0) } } catch let error as SealedPushError {
             throw ValidationError(error.message)
         }
         let builder = try payloadOptions.makePayloadBuilder()
@@ -85,9 +86,9 @@ struct SendCommand: AsyncParsableCommand {
             configuration.maxConnections = connections
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
-        } catch let error as ProviderTokenError {
+        } catch let error as SealedPushError {
             throw ValidationError(error.description)
-        } catch let error as APNsClientError {
+        } catch let error as SealedPushError {
             throw ValidationError(error.description)
         }
 

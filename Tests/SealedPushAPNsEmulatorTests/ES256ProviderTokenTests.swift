@@ -1,3 +1,4 @@
+import SealedPushCore
 import Crypto
 import Foundation
 import SealedPushServer
@@ -68,24 +69,24 @@ struct ES256ProviderTokenTests {
     }
 
     @Test func rejectsKeysThatAreNotP256PKCS8() throws {
-        #expect(throws: ProviderTokenError.self) { try APNsSigningKey(pemBytes: Array("not a key".utf8)) }
+        #expect(throws: SealedPushError.self) { try APNsSigningKey(pemBytes: Array("not a key".utf8)) }
         let sec1 = P256.Signing.PrivateKey().derRepresentation  // SEC1 DER, not PEM
-        #expect(throws: ProviderTokenError.self) { try APNsSigningKey(pemBytes: Array(sec1)) }
+        #expect(throws: SealedPushError.self) { try APNsSigningKey(pemBytes: Array(sec1)) }
         let p384 = P384.Signing.PrivateKey().pemRepresentation
-        #expect(throws: ProviderTokenError.self) { try APNsSigningKey(pemBytes: Array(p384.utf8)) }
+        #expect(throws: SealedPushError.self) { try APNsSigningKey(pemBytes: Array(p384.utf8)) }
         let corrupted = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
         do {
             _ = try APNsSigningKey(pemBytes: Array(corrupted.utf8))
             Issue.record("a corrupted key was accepted")
-        } catch let error as ProviderTokenError {
+        } catch let error as SealedPushError {
             #expect(error.code == .invalidKey)
         }
     }
 
     @Test func identifiersAreChecked() throws {
         let key = try APNsSigningKey(pemBytes: try APNsKeyGenerator.generatePEM())
-        #expect(throws: ProviderTokenError.self) { try ProviderTokenIssuer(key: key, keyID: "short", teamID: "TEAM765432") }
-        #expect(throws: ProviderTokenError.self) {
+        #expect(throws: SealedPushError.self) { try ProviderTokenIssuer(key: key, keyID: "short", teamID: "TEAM765432") }
+        #expect(throws: SealedPushError.self) {
             try ProviderTokenIssuer(key: key, keyID: "KEY1234567", teamID: "team\"76543")
         }
     }
@@ -98,7 +99,7 @@ struct ES256ProviderTokenTests {
         try APNsKeyGenerator.writeNewKey(to: path)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        #expect(throws: ProviderTokenError.self) { try APNsKeyGenerator.writeNewKey(to: path) }  // no overwrite
+        #expect(throws: SealedPushError.self) { try APNsKeyGenerator.writeNewKey(to: path) }  // no overwrite
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(leftovers == ["AuthKey_TEST.p8"])
 

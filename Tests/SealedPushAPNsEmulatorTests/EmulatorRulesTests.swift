@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 import SealedPushServer
 import Testing
@@ -163,6 +164,6 @@ struct EmulatorRulesTests {
         let configuration = APNsEmulatorConfiguration(
             authKeyPEM: String(decoding: keyPEM, as: UTF8.self), keyID: "ABC123DEFG", teamID: "TEAM123456",
             host: "0.0.0.0")
-        #expect(throws: APNsEmulatorError.self) { try APNsEmulator(configuration: configuration) }
+        #expect(throws: SealedPushError.self) { try APNsEmulator(configuration: configuration) }
     }
 }

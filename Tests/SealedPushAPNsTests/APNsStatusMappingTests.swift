@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 import SealedPushAPNs
 import SealedPushAPNsEmulator
@@ -120,11 +121,11 @@ struct APNsStatusMappingTests {
     }
 
     @Test func deviceTokenFormat() throws {
-        #expect(throws: APNsClientError.self) { try DeviceToken(hex: String(repeating: "a", count: 62)) }
-        #expect(throws: APNsClientError.self) { try DeviceToken(hex: String(repeating: "a", count: 65)) }
-        #expect(throws: APNsClientError.self) { try DeviceToken(hex: String(repeating: "a", count: 202)) }
-        #expect(throws: APNsClientError.self) { try DeviceToken(hex: String(repeating: "g", count: 64)) }
-        #expect(throws: APNsClientError.self) { try DeviceToken(hex: "<" + String(repeating: "a", count: 62) + ">") }
+        #expect(throws: SealedPushError.self) { try DeviceToken(hex: String(repeating: "a", count: 62)) }
+        #expect(throws: SealedPushError.self) { try DeviceToken(hex: String(repeating: "a", count: 65)) }
+        #expect(throws: SealedPushError.self) { try DeviceToken(hex: String(repeating: "a", count: 202)) }
+        #expect(throws: SealedPushError.self) { try DeviceToken(hex: String(repeating: "g", count: 64)) }
+        #expect(throws: SealedPushError.self) { try DeviceToken(hex: "<" + String(repeating: "a", count: 62) + ">") }
         #expect(try DeviceToken(hex: String(repeating: "AB", count: 32)).hex == String(repeating: "ab", count: 32))
         #expect(try DeviceToken(hex: String(repeating: "0", count: 200)).hex.count == 200)
         #expect(try DeviceToken(bytes: [UInt8](repeating: 0xFE, count: 32)).hex == String(repeating: "fe", count: 32))

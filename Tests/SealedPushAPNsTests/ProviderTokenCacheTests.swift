@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 import SealedPushServer
 import Testing
@@ -87,8 +88,8 @@ struct ProviderTokenCacheTests {
 
     @Test func renewalAgeMustLieInsideApplesWindow() throws {
         let clock = ManualClock(Self.start)
-        #expect(throws: ProviderTokenError.self) { try Self.makeCache(clock, renewalAge: 19 * 60) }
-        #expect(throws: ProviderTokenError.self) { try Self.makeCache(clock, renewalAge: 60 * 60) }
+        #expect(throws: SealedPushError.self) { try Self.makeCache(clock, renewalAge: 19 * 60) }
+        #expect(throws: SealedPushError.self) { try Self.makeCache(clock, renewalAge: 60 * 60) }
         _ = try Self.makeCache(clock, renewalAge: 20 * 60)
         _ = try Self.makeCache(clock, renewalAge: 59 * 60)
     }

@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 internal import COpenSSL
 
@@ -17,15 +18,15 @@ public final class APNsSigningKey: @unchecked Sendable {
     /// Loads a key from the bytes of a `.p8` file.
     /// - Parameter pemBytes: The file's bytes: an unencrypted PKCS#8 PEM P-256 private key. The caller should
     ///   zero its copy after this returns; this initializer keeps no copy of the text.
-    /// - Throws: `ProviderTokenError` with code `.invalidKey` if the text is not such a key.
+    /// - Throws: `SealedPushError` with code `.invalidKey` if the text is not such a key.
     public init(pemBytes: [UInt8]) throws {
         guard pemBytes.count <= Self.maximumFileLength else {
-            throw ProviderTokenError(
+            throw SealedPushError(
                 .invalidKey, "the .p8 key is \(pemBytes.count) bytes, over the \(Self.maximumFileLength)-byte limit")
         }
         let label = Array("-----BEGIN PRIVATE KEY-----".utf8)
         guard Self.contains(pemBytes, label) else {
-            throw ProviderTokenError(
+            throw SealedPushError(
                 .invalidKey,
                 "the .p8 key must be an unencrypted PKCS#8 PEM block (-----BEGIN PRIVATE KEY-----) as Apple issues it")
         }
@@ -41,14 +42,14 @@ public final class APNsSigningKey: @unchecked Sendable {
         }
         guard EVP_PKEY_get_base_id(loaded) == NID_X9_62_id_ecPublicKey, Self.groupName(loaded) == "prime256v1" else {
             EVP_PKEY_free(loaded)
-            throw ProviderTokenError(.invalidKey, "the .p8 key is not a P-256 (prime256v1) EC key; ES256 needs P-256")
+            throw SealedPushError(.invalidKey, "the .p8 key is not a P-256 (prime256v1) EC key; ES256 needs P-256")
         }
         self.key = loaded
     }
 
     /// Loads a key from a `.p8` file.
     /// - Parameter path: The file's path.
-    /// - Throws: `ProviderTokenError` with code `.io` if the file cannot be read, `.invalidKey` if it is not a key.
+    /// - Throws: `SealedPushError` with code `.io` if the file cannot be read, `.invalidKey` if it is not a key.
     public convenience init(contentsOfFile path: String) throws {
         var bytes: [UInt8]
         do {
@@ -56,7 +57,7 @@ public final class APNsSigningKey: @unchecked Sendable {
             defer { try? handle.close() }
             bytes = Array(try handle.read(upToCount: Self.maximumFileLength + 1) ?? Data())
         } catch {
-            throw ProviderTokenError(.io, "cannot read the .p8 key at \(path): \(error.localizedDescription)")
+            throw SealedPushError(.io, "cannot read the .p8 key at \(path): \(error.localizedDescription)")
         }
         defer {
             for index in bytes.indices { bytes[index] = 0 }
@@ -71,7 +72,7 @@ public final class APNsSigningKey: @unchecked Sendable {
     /// Signs a message with ECDSA P-256 / SHA-256 and returns the JOSE form.
     /// - Parameter message: The bytes to sign (for a JWT: `b64url(header) "." b64url(claims)`).
     /// - Returns: The 64-byte `r || s` signature, each half big-endian and left-padded to 32 bytes.
-    /// - Throws: `ProviderTokenError` with code `.cryptoFailure` and OpenSSL's error queue if signing fails.
+    /// - Throws: `SealedPushError` with code `.invalidKey` and OpenSSL's error queue if signing fails.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         let der = try signDER(message)
         return try Self.joseSignature(fromDER: der)
@@ -80,18 +81,18 @@ public final class APNsSigningKey: @unchecked Sendable {
     private func signDER(_ message: [UInt8]) throws -> [UInt8] {
         _ = OpenSSLErrorQueue.drain()
         guard let context = EVP_MD_CTX_new() else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_MD_CTX_new failed")
+            throw OpenSSLErrorQueue.error(.invalidKey, "EVP_MD_CTX_new failed")
         }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSignInit failed for ES256")
+            throw OpenSSLErrorQueue.error(.invalidKey, "EVP_DigestSignInit failed for ES256")
         }
         var length = 0
         let sizeOK = message.withUnsafeBufferPointer { input in
             EVP_DigestSign(context, nil, &length, input.baseAddress, input.count)
         }
         guard sizeOK == 1, length > 0, length <= 128 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign could not size the ES256 signature")
+            throw OpenSSLErrorQueue.error(.invalidKey, "EVP_DigestSign could not size the ES256 signature")
         }
         var der = [UInt8](repeating: 0, count: length)
         let signOK = message.withUnsafeBufferPointer { input in
@@ -100,7 +101,7 @@ public final class APNsSigningKey: @unchecked Sendable {
             }
         }
         guard signOK == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign failed for ES256")
+            throw OpenSSLErrorQueue.error(.invalidKey, "EVP_DigestSign failed for ES256")
         }
         return Array(der.prefix(length))
     }
@@ -108,7 +109,7 @@ public final class APNsSigningKey: @unchecked Sendable {
     /// Converts a DER `ECDSA-Sig-Value` (`SEQUENCE { r INTEGER, s INTEGER }`) to the 64-byte JOSE form.
     /// - Parameter der: The DER signature.
     /// - Returns: `r || s`, 32 bytes each.
-    /// - Throws: `ProviderTokenError` with code `.cryptoFailure` if the DER is malformed or a half exceeds 32 bytes.
+    /// - Throws: `SealedPushError` with code `.invalidKey` if the DER is malformed or a half exceeds 32 bytes.
     static func joseSignature(fromDER der: [UInt8]) throws -> [UInt8] {
         _ = OpenSSLErrorQueue.drain()
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
@@ -116,7 +117,7 @@ public final class APNsSigningKey: @unchecked Sendable {
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
         }
         guard let parsed else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "the ECDSA signature is not valid DER")
+            throw OpenSSLErrorQueue.error(.invalidKey, "the ECDSA signature is not valid DER")
         }
         defer { ECDSA_SIG_free(parsed) }
         var r: OpaquePointer?
@@ -128,7 +129,7 @@ public final class APNsSigningKey: @unchecked Sendable {
             return BN_bn2binpad(r, base, 32) == 32 && BN_bn2binpad(s, base + 32, 32) == 32
         }
         guard ok else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "an ECDSA signature half does not fit in 32 bytes")
+            throw OpenSSLErrorQueue.error(.invalidKey, "an ECDSA signature half does not fit in 32 bytes")
         }
         return out
     }

@@ -1,3 +1,4 @@
+import SealedPushCore
 internal import COpenSSL
 
 /// Drains OpenSSL's thread-local error queue so a failure can be reported (and the queue is clean for the next
@@ -22,8 +23,9 @@ enum OpenSSLErrorQueue {
         return result
     }
 
-    /// Makes an error carrying the drained queue.
-    static func error(_ code: ProviderTokenError.Code, _ message: String) -> ProviderTokenError {
-        ProviderTokenError(code, message, openSSLErrors: drain())
+    /// Makes an error whose message ends with the drained queue (library strings only, never key material).
+    static func error(_ code: SealedPushError.Code, _ message: String) -> SealedPushError {
+        let queue = drain()
+        return SealedPushError(code, queue.isEmpty ? message : message + " [OpenSSL: " + queue.joined(separator: "; ") + "]")
     }
 }

@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 
 /// The one provider token shared by every connection of a client, renewed inside Apple's window.
@@ -32,14 +33,14 @@ public final class ProviderTokenCache: @unchecked Sendable {
     ///   - issuer: Signs new tokens.
     ///   - renewalAge: When to renew; must be at least 20 minutes and less than 60 (default 50).
     ///   - clock: The current time (injectable for tests; default `Date()`).
-    /// - Throws: `ProviderTokenError` with code `.invalidArgument` if `renewalAge` is outside [20, 60) minutes.
+    /// - Throws: `SealedPushError` with code `.invalidArgument` if `renewalAge` is outside [20, 60) minutes.
     public init(
         issuer: ProviderTokenIssuer,
         renewalAge: TimeInterval = ProviderTokenCache.defaultRenewalAge,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         guard renewalAge >= Self.minimumAge, renewalAge < Self.maximumAge else {
-            throw ProviderTokenError(
+            throw SealedPushError(
                 .invalidArgument,
                 "token renewal age \(Int(renewalAge)) s is outside Apple's window [1200, 3600) s")
         }
@@ -51,7 +52,7 @@ public final class ProviderTokenCache: @unchecked Sendable {
     /// The token to use now: the current one, or a new one when it reached `renewalAge`, when a renewal was
     /// requested and it is at least 20 minutes old, or when the clock went backwards past its `iat`.
     /// - Returns: The token to send.
-    /// - Throws: `ProviderTokenError` if signing fails.
+    /// - Throws: `SealedPushError` if signing fails.
     public func token() throws -> ProviderToken {
         lock.lock()
         defer { lock.unlock() }

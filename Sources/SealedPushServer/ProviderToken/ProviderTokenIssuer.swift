@@ -1,3 +1,4 @@
+import SealedPushCore
 import Foundation
 
 /// Makes APNs provider tokens (ES256 JWTs) for one key id and team id.
@@ -17,7 +18,7 @@ public struct ProviderTokenIssuer: Sendable {
     ///   - key: The signing key.
     ///   - keyID: The key id shown next to the key in Apple's portal: 10 characters `A-Z0-9`.
     ///   - teamID: The team id: 10 characters `A-Z0-9`.
-    /// - Throws: `ProviderTokenError` with code `.invalidArgument` if an id is malformed.
+    /// - Throws: `SealedPushError` with code `.invalidArgument` if an id is malformed.
     public init(key: APNsSigningKey, keyID: String, teamID: String) throws {
         try Self.checkIdentifier(keyID, name: "key id")
         try Self.checkIdentifier(teamID, name: "team id")
@@ -31,12 +32,12 @@ public struct ProviderTokenIssuer: Sendable {
     ///   - issuedAt: The `iat` claim (whole seconds are used).
     ///   - generation: The issue number to record in the token value.
     /// - Returns: The token.
-    /// - Throws: `ProviderTokenError` with code `.invalidArgument` for a time before 1970, `.cryptoFailure` if
+    /// - Throws: `SealedPushError` with code `.invalidArgument` for a time before 1970, `.invalidKey` if
     ///   signing fails.
     public func makeToken(issuedAt: Date, generation: Int = 0) throws -> ProviderToken {
         let seconds = issuedAt.timeIntervalSince1970.rounded(.down)
         guard seconds >= 0, seconds < 1e12 else {
-            throw ProviderTokenError(.invalidArgument, "token issue time \(issuedAt) is out of range")
+            throw SealedPushError(.invalidArgument, "token issue time \(issuedAt) is out of range")
         }
         let iat = Int64(seconds)
         // Identifiers are checked to be A-Z0-9, so no JSON escaping is needed.
@@ -55,7 +56,7 @@ public struct ProviderTokenIssuer: Sendable {
         let valid = value.utf8.count == identifierLength
             && value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
         guard valid else {
-            throw ProviderTokenError(
+            throw SealedPushError(
                 .invalidArgument, "the \(name) must be \(identifierLength) characters A-Z or 0-9 (got \(value.utf8.count))")
         }
     }
