@@ -1,5 +1,15 @@
 import Foundation
 
+/// Where the emulator enforces "no new provider token within 20 minutes".
+public enum TokenUpdateScope: String, Sendable, Hashable, CaseIterable {
+    /// A connection that switches to a token less than 20 minutes apart from its current one gets 429.
+    case connection
+    /// Any connection presenting a token less than 20 minutes apart from the key's current one gets 429.
+    case key
+    /// Not enforced.
+    case none
+}
+
 /// How an ``APNsEmulator`` listens, what it accepts, and which faults it injects.
 public struct APNsEmulatorConfiguration: Sendable {
     /// The address to bind: a loopback address only (`127.0.0.1`, `::1` or `localhost`).
@@ -28,9 +38,10 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var faults: EmulatorFaultPlan
     /// If set, each accepted body is written to `DIR/<token>/<apns-id>.json`.
     public var recordDirectory: String?
-    /// Whether a new token minted less than 20 minutes after the current one gets 429
-    /// `TooManyProviderTokenUpdates`.
-    public var enforceTokenUpdateInterval: Bool
+    /// Where a new provider token less than 20 minutes newer (or older) than the current one gets 429
+    /// `TooManyProviderTokenUpdates`: per connection (default; separate provider processes each keep their own
+    /// token), per key (all connections share one current token), or never.
+    public var tokenUpdateScope: TokenUpdateScope
     /// If set, a connection with no open stream for this long gets GOAWAY (`IdleTimeout`) and is closed.
     public var idleTimeout: Duration?
     /// Event-loop threads serving connections.
@@ -58,7 +69,7 @@ public struct APNsEmulatorConfiguration: Sendable {
         self.maxConcurrentStreams = 1000
         self.faults = .none
         self.recordDirectory = nil
-        self.enforceTokenUpdateInterval = true
+        self.tokenUpdateScope = .connection
         self.idleTimeout = nil
         self.threads = 1
         self.clock = { Date() }

@@ -6,6 +6,8 @@ import NIOHTTP2
 final class EmulatorConnection: @unchecked Sendable {
     let channel: Channel
     let core: EmulatorCore
+    /// The provider token this connection uses (for TooManyProviderTokenUpdates).
+    let tokenSession = EmulatorTokenSession()
     /// Set once a GOAWAY or reset was decided: no stream on this connection is answered or recorded any more.
     private(set) var closing = false
     /// The highest stream id answered so far (the last-stream-id of a GOAWAY).

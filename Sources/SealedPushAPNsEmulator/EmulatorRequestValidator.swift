@@ -38,7 +38,11 @@ struct EmulatorRequestValidator: Sendable {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
-    func validate(_ request: EmulatorRequest, apnsID: String) -> EmulatorVerdict {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - apnsID: Its `apns-id` (given or assigned).
+    ///   - session: The connection's provider-token state.
+    func validate(_ request: EmulatorRequest, apnsID: String, session: EmulatorTokenSession) -> EmulatorVerdict {
         func reject(_ status: Int, _ reason: String, _ timestamp: Date? = nil) -> EmulatorVerdict {
             .reject(status: status, reason: reason, timestamp: timestamp)
         }
@@ -48,7 +52,7 @@ struct EmulatorRequestValidator: Sendable {
         let token = path.dropFirst(prefix.count)
         guard !token.isEmpty, !token.contains("/"), !token.contains("?") else { return reject(404, "BadPath") }
 
-        switch tokens.verify(authorization: request.headers["authorization"]) {
+        switch tokens.verify(authorization: request.headers["authorization"], session: session) {
         case .accepted: break
         case .rejected(let status, let reason): return reject(status, reason)
         }

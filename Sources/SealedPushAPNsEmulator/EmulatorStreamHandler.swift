@@ -85,7 +85,7 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
 
     private func answer(context: ChannelHandlerContext, apnsID: String) {
         guard !connection.closing else { return }
-        switch core.validator.validate(request, apnsID: apnsID) {
+        switch core.validator.validate(request, apnsID: apnsID, session: connection.tokenSession) {
         case .accept(let notification):
             respond(context: context, status: 200, apnsID: apnsID, reason: nil, timestamp: nil, record: notification)
         case .reject(let status, let reason, let timestamp):

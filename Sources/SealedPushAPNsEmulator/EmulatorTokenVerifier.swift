@@ -22,19 +22,19 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     private let publicKey: P256.Signing.PublicKey
     private let keyID: String
     private let teamID: String
-    private let enforceUpdateInterval: Bool
+    private let scope: TokenUpdateScope
     private let clock: @Sendable () -> Date
     private let lock = NSLock()
     /// Tokens with a verified signature and their `iat`.
     private var verified: [String: Int64] = [:]
-    /// The `iat` of the newest token accepted as "current".
-    private var currentIssuedAt: Int64?
+    /// The key's current token (scope `.key`).
+    private var keyCurrent = EmulatorTokenSession()
 
     init(configuration: APNsEmulatorConfiguration) throws {
         self.publicKey = try Self.publicKey(fromPEM: configuration.authKeyPEM)
         self.keyID = configuration.keyID
         self.teamID = configuration.teamID
-        self.enforceUpdateInterval = configuration.enforceTokenUpdateInterval
+        self.scope = configuration.tokenUpdateScope
         self.clock = configuration.clock
     }
 
@@ -49,41 +49,38 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
         }
     }
 
-    func verify(authorization: String?) -> Verdict {
+    /// Verifies `authorization` for a request on the connection whose token state is `session`.
+    func verify(authorization: String?, session: EmulatorTokenSession) -> Verdict {
         guard let authorization else { return .rejected(status: 403, reason: "MissingProviderToken") }
         let prefix = "bearer "
-        guard authorization.count > prefix.count, authorization.count <= Self.maximumTokenLength + prefix.count,
+        guard authorization.utf8.count > prefix.utf8.count,
+            authorization.utf8.count <= Self.maximumTokenLength + prefix.utf8.count,
             authorization.prefix(prefix.count).lowercased() == prefix
         else { return .rejected(status: 403, reason: "InvalidProviderToken") }
         let jwt = String(authorization.dropFirst(prefix.count))
         let now = Int64(clock().timeIntervalSince1970)
 
-        let known: Int64? = lock.withLock { verified[jwt] }
         let issuedAt: Int64
-        if let known {
+        if let known = lock.withLock({ verified[jwt] }) {
             issuedAt = known
         } else {
             guard let parsed = parse(jwt) else { return .rejected(status: 403, reason: "InvalidProviderToken") }
             issuedAt = parsed
+            lock.withLock {
+                if verified.count >= Self.maximumRememberedTokens { verified.removeAll() }
+                verified[jwt] = issuedAt
+            }
         }
         if Double(now - issuedAt) > Self.maximumAge { return .rejected(status: 403, reason: "ExpiredProviderToken") }
         if Double(issuedAt - now) > Self.futureSkew { return .rejected(status: 403, reason: "InvalidProviderToken") }
-        if known != nil { return .accepted }
 
-        return lock.withLock {
-            if verified[jwt] != nil { return .accepted }
-            if enforceUpdateInterval, let current = currentIssuedAt,
-                abs(Double(issuedAt - current)) < Self.minimumUpdateInterval
-            {
-                return .rejected(status: 429, reason: "TooManyProviderTokenUpdates")
-            }
-            if verified.count >= Self.maximumRememberedTokens {
-                verified = verified.filter { Double(now - $0.value) <= Self.maximumAge }
-                if verified.count >= Self.maximumRememberedTokens { verified.removeAll() }
-            }
-            verified[jwt] = issuedAt
-            if currentIssuedAt.map({ issuedAt > $0 }) ?? true { currentIssuedAt = issuedAt }
+        switch scope {
+        case .none:
             return .accepted
+        case .connection:
+            return session.present(jwt: jwt, issuedAt: issuedAt)
+        case .key:
+            return lock.withLock { keyCurrent.present(jwt: jwt, issuedAt: issuedAt) }
         }
     }
 
@@ -119,5 +116,25 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while standard.count % 4 != 0 { standard += "=" }
         return Data(base64Encoded: standard).map(Array.init)
+    }
+}
+
+/// The token a connection (or, for scope `.key`, the key) currently uses. Not thread-safe: confined to one
+/// connection's event loop, or guarded by the verifier's lock.
+final class EmulatorTokenSession: @unchecked Sendable {
+    private var currentJWT: String?
+    private var currentIssuedAt: Int64 = 0
+
+    /// Accepts the token in use, or a new one at least 20 minutes apart from it; answers 429 otherwise.
+    func present(jwt: String, issuedAt: Int64) -> EmulatorTokenVerifier.Verdict {
+        if let currentJWT {
+            if currentJWT == jwt { return .accepted }
+            if abs(Double(issuedAt - currentIssuedAt)) < EmulatorTokenVerifier.minimumUpdateInterval {
+                return .rejected(status: 429, reason: "TooManyProviderTokenUpdates")
+            }
+        }
+        currentJWT = jwt
+        currentIssuedAt = issuedAt
+        return .accepted
     }
 }

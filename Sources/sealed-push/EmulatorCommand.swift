@@ -76,6 +76,11 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seed of the random fault draws.")
     var seed: UInt64 = 0x5EA1ED
 
+    @Option(
+        name: .customLong("token-update-scope"),
+        help: "Where a new provider token within 20 minutes gets 429 TooManyProviderTokenUpdates: connection, key, none.")
+    var tokenUpdateScope: TokenUpdateScope = .connection
+
     @Option(name: .long, help: "Event-loop threads.")
     var threads = 1
 
@@ -123,6 +128,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.recordDirectory = recordDir
         configuration.maxConcurrentStreams = maxStreams
         configuration.threads = threads
+        configuration.tokenUpdateScope = tokenUpdateScope
         configuration.allowedTopics = topics.isEmpty ? nil : Set(topics)
         configuration.unregisteredDeviceTokens = Dictionary(
             unregistered.map { ($0.lowercased(), Date()) }, uniquingKeysWith: { first, _ in first })
@@ -194,3 +200,5 @@ final class ResumeOnce: @unchecked Sendable {
         pending?.resume()
     }
 }
+
+extension TokenUpdateScope: ExpressibleByArgument {}

@@ -19,6 +19,8 @@ struct EmulatorRulesTests {
     let validator: EmulatorRequestValidator
     /// One token for all requests of a test: a second token within 20 minutes would be answered 429.
     let authorization: String
+    /// One connection's token state.
+    let session = EmulatorTokenSession()
 
     init() throws {
         keyPEM = try APNsKeyGenerator.generatePEM()
@@ -48,14 +50,14 @@ struct EmulatorRulesTests {
     }
 
     func reason(_ request: EmulatorRequest) -> String {
-        switch validator.validate(request, apnsID: "id") {
+        switch validator.validate(request, apnsID: "id", session: session) {
         case .accept: return "200"
         case .reject(let status, let reason, _): return "\(status) \(reason)"
         }
     }
 
     @Test func acceptsAValidRequest() throws {
-        guard case .accept(let record) = validator.validate(try request(), apnsID: "x") else {
+        guard case .accept(let record) = validator.validate(try request(), apnsID: "x", session: session) else {
             Issue.record("valid request rejected")
             return
         }
@@ -104,7 +106,7 @@ struct EmulatorRulesTests {
     }
 
     @Test func unregisteredCarriesTimestamp() throws {
-        let verdict = validator.validate(try request(path: "/3/device/" + Self.gone), apnsID: "x")
+        let verdict = validator.validate(try request(path: "/3/device/" + Self.gone), apnsID: "x", session: session)
         #expect(verdict == .reject(status: 410, reason: "Unregistered", timestamp: Self.goneSince))
     }
 
@@ -133,17 +135,39 @@ struct EmulatorRulesTests {
         #expect(reason(try request(authorization: stale.authorizationHeader)) == "403 ExpiredProviderToken")
     }
 
-    @Test func tokenUpdateInterval() throws {
+    @Test func tokenUpdateIntervalPerConnection() throws {
         let first = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-30 * 60))
         #expect(reason(try request(authorization: first.authorizationHeader)) == "200")
         // Re-using the same token is fine.
         #expect(reason(try request(authorization: first.authorizationHeader)) == "200")
-        // A new token 10 minutes later is too soon.
+        // A new token 10 minutes later on the same connection is too soon.
         let tooSoon = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-20 * 60))
         #expect(reason(try request(authorization: tooSoon.authorizationHeader)) == "429 TooManyProviderTokenUpdates")
-        // 21 minutes later is fine.
+        // Another connection may use it.
+        let otherConnection = validator.validate(
+            try request(authorization: tooSoon.authorizationHeader), apnsID: "y", session: EmulatorTokenSession())
+        #expect(otherConnection != .reject(status: 429, reason: "TooManyProviderTokenUpdates", timestamp: nil))
+        // 21 minutes after the first is fine on the first connection.
         let later = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-9 * 60))
         #expect(reason(try request(authorization: later.authorizationHeader)) == "200")
+    }
+
+    @Test func tokenUpdateIntervalPerKey() throws {
+        var configuration = APNsEmulatorConfiguration(
+            authKeyPEM: String(decoding: keyPEM, as: UTF8.self), keyID: "ABC123DEFG", teamID: "TEAM123456")
+        configuration.clock = { Self.now }
+        configuration.tokenUpdateScope = .key
+        let perKey = EmulatorRequestValidator(
+            configuration: configuration, tokens: try EmulatorTokenVerifier(configuration: configuration))
+        let first = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-30 * 60))
+        let second = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-25 * 60))
+        let a = perKey.validate(try request(authorization: first.authorizationHeader), apnsID: "a", session: .init())
+        let b = perKey.validate(try request(authorization: second.authorizationHeader), apnsID: "b", session: .init())
+        guard case .accept = a else {
+            Issue.record("first token rejected: \(a)")
+            return
+        }
+        #expect(b == .reject(status: 429, reason: "TooManyProviderTokenUpdates", timestamp: nil))
     }
 
     @Test func faultPlanIsScriptedThenSeededRandom() throws {

@@ -164,7 +164,9 @@ struct APNsStatusMappingTests {
     }
 
     @Test func tokenMintedTooSoonIsTooManyProviderTokenUpdates() async throws {
-        try await withFixture { fixture in
+        // Scope `.key`: every connection must use the key's current token (a second provider instance with its
+        // own fresh token is then "too soon").
+        try await withFixture({ $0.tokenUpdateScope = .key }) { fixture in
             let first = try fixture.makeClient()
             #expect(await first.send(fixture.notification(1)).result.isDelivered)
             // A second token for the same key, issued 5 minutes later: too soon after the first.
