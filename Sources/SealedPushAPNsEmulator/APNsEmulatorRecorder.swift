@@ -80,6 +80,13 @@ public final class APNsEmulatorRecorder: @unchecked Sendable {
     /// TLS connections accepted.
     public var connectionCount: Int { lock.withLock { connections } }
 
+    /// For each connection that got an answer: the most streams it had open before its first answer. A client
+    /// that waits for its first token-authenticated request to succeed shows 1 for every connection.
+    public var streamsOpenBeforeFirstAnswer: [Int] { lock.withLock { firstAnswers } }
+    private var firstAnswers: [Int] = []
+
+    func noteFirstAnswer(openStreams: Int) { lock.withLock { firstAnswers.append(openStreams) } }
+
     func countConnection() { lock.withLock { connections += 1 } }
 
     func countRequest(apnsID: String) { lock.withLock { requests[apnsID, default: 0] += 1 } }

@@ -22,7 +22,14 @@ final class EmulatorConnection: @unchecked Sendable {
 
     func answered(streamID: HTTP2StreamID?) {
         if let streamID, streamID > lastAnsweredStreamID { lastAnsweredStreamID = streamID }
+        if !answeredAny {
+            answeredAny = true
+            core.recorder.noteFirstAnswer(openStreams: peakBeforeFirstAnswer)
+        }
     }
+
+    private var answeredAny = false
+    private var peakBeforeFirstAnswer = 0
 
     /// GOAWAY with a JSON reason and the highest answered stream id; unanswered streams are dropped; the
     /// connection closes shortly after, so the client sees the GOAWAY first.
@@ -67,6 +74,7 @@ final class EmulatorConnection: @unchecked Sendable {
 
     func streamOpened() {
         openStreams += 1
+        if !answeredAny { peakBeforeFirstAnswer = max(peakBeforeFirstAnswer, openStreams) }
         idleTask?.cancel()
         idleTask = nil
     }

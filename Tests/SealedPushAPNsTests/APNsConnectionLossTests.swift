@@ -111,6 +111,17 @@ struct APNsConnectionLossTests {
         await client.shutdown()
     }
 
+    @Test func oneStreamUntilTheFirstTokenRequestSucceeds() async throws {
+        // The first answer is slow: a client that opened more streams meanwhile would show them here.
+        try await withFixture({ $0.faults = EmulatorFaultPlan(script: [.slow(milliseconds: 300)]) }) { fixture in
+            let client = try fixture.makeClient()
+            _ = await Self.sendAllExactlyOnce(fixture, client: client, count: 50, maxConcurrent: 50)
+            #expect(fixture.emulator.recorder.streamsOpenBeforeFirstAnswer == [1])
+            #expect(client.statistics.peakStreamsPerConnection > 1)  // and it opened up afterwards
+            await client.shutdown()
+        }
+    }
+
     @Test func honoursTheServersConcurrentStreamLimit() async throws {
         try await withFixture({ configuration in
             configuration.maxConcurrentStreams = 3
