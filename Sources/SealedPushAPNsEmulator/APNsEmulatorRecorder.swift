@@ -73,7 +73,8 @@ public final class APNsEmulatorRecorder: @unchecked Sendable {
     public var totalRequests: Int { lock.withLock { requests.values.reduce(0, +) } }
     /// The total number of acceptances.
     public var totalAccepted: Int { lock.withLock { accepted.values.reduce(0, +) } }
-    /// Responses sent, by HTTP status.
+    /// Responses written, by HTTP status (counted once the write completed, which may be just after the client
+    /// read the answer).
     public var responsesByStatus: [Int: Int] { lock.withLock { statusCounts } }
     /// Faults injected, by description.
     public var faultsInjected: [String: Int] { lock.withLock { faults } }
