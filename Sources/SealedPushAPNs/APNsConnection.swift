@@ -44,13 +44,16 @@ final class APNsConnection: @unchecked Sendable {
     let id: Int
     let channel: Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
-    /// Set (on the event loop) when a GOAWAY arrives.
-    var goAwayLastStreamID: HTTP2StreamID?
+    private let state: APNsConnectionState
 
-    private init(id: Int, channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
+    /// Set when a GOAWAY arrives. Read and written on the channel's event loop only.
+    var goAwayLastStreamID: HTTP2StreamID? { state.goAwayLastStreamID }
+
+    private init(id: Int, channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNsConnectionState) {
         self.id = id
         self.channel = channel
         self.multiplexer = multiplexer
+        self.state = state
     }
 
     /// Connects, completes the TLS handshake (ALPN must select `h2`) and waits for the server's first SETTINGS.
@@ -60,7 +63,7 @@ final class APNsConnection: @unchecked Sendable {
     ) async throws -> APNsConnection {
         let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
         let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
-        let box = ConnectionBox()
+        let state = APNsConnectionState()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -88,12 +91,11 @@ final class APNsConnection: @unchecked Sendable {
                     stream.close()  // APNs never pushes
                 }
                 let ready = channel.eventLoop.makePromise(of: Void.self)
-                try sync.addHandler(APNsConnectionHandler(box: box, ready: ready, events: events, logger: logger))
+                try sync.addHandler(APNsConnectionHandler(state: state, ready: ready, events: events, logger: logger))
                 return (channel, multiplexer, ready.futureResult)
             }
         }
-        let connection = APNsConnection(id: id, channel: channel, multiplexer: multiplexer)
-        box.connection = connection
+        let connection = APNsConnection(id: id, channel: channel, multiplexer: multiplexer, state: state)
         let timer = channel.eventLoop.scheduleTask(in: timeAmount) {
             channel.close(promise: nil)
         }
@@ -160,9 +162,9 @@ final class APNsConnection: @unchecked Sendable {
     }
 }
 
-/// Lets the connection handler reach its `APNsConnection` once it exists (set on creation, read on the loop).
-final class ConnectionBox: @unchecked Sendable {
-    var connection: APNsConnection?
+/// Connection state shared by the connection handler and `APNsConnection`; confined to the event loop.
+final class APNsConnectionState: @unchecked Sendable {
+    var goAwayLastStreamID: HTTP2StreamID?
 }
 
 /// On the connection's pipeline after the HTTP/2 handler: checks ALPN, watches SETTINGS and GOAWAY, reports
@@ -170,7 +172,7 @@ final class ConnectionBox: @unchecked Sendable {
 final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame
 
-    private let box: ConnectionBox
+    private let state: APNsConnectionState
     private let ready: EventLoopPromise<Void>
     private let events: @Sendable (APNsConnectionEvent) -> Void
     private let logger: Logger
@@ -179,10 +181,10 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var isReady = false
 
     init(
-        box: ConnectionBox, ready: EventLoopPromise<Void>, events: @escaping @Sendable (APNsConnectionEvent) -> Void,
+        state: APNsConnectionState, ready: EventLoopPromise<Void>, events: @escaping @Sendable (APNsConnectionEvent) -> Void,
         logger: Logger
     ) {
-        self.box = box
+        self.state = state
         self.ready = ready
         self.events = events
         self.logger = logger
@@ -210,7 +212,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             settingsReceived = true
             checkReady()
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
-            box.connection?.goAwayLastStreamID = lastStreamID
+            state.goAwayLastStreamID = lastStreamID
             var reason: String?
             if var data = opaqueData, let bytes = data.readBytes(length: min(data.readableBytes, 1024)),
                 let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
