@@ -60,7 +60,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
 
@@ -84,6 +86,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -105,6 +108,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: Vector generator (`swift run sealed-push-vectors`), not part of any product
+        .executableTarget(
+            name: "sealed-push-vectors",
+            dependencies: ["SealedPushCore", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+
         // MARK: Tests (mirror the sources)
         .testTarget(name: "SealedPushCoreTests", dependencies: ["SealedPushCore", "SealedPushTestSupport"]),
         .testTarget(name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport"]),
@@ -123,6 +132,7 @@ let package = Package(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
         ),
+        .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
             name: "SealedPushConformanceTests",
             dependencies: ["SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import SealedPushCore
 
 /// Small POSIX file helpers shared by ``FileKeyStore`` and ``FileReplayGuard``: bounded reads, atomic 0600 writes
@@ -37,8 +38,15 @@ enum POSIXFile {
         return lstat(path, &info) == 0
     }
 
-    /// Creates `path` with mode 0700 if missing (one level), and tightens an existing directory to 0700.
+    /// Creates `path` with mode 0700 if missing (missing parents are created with the default mode), and tightens an
+    /// existing directory to 0700.
     static func ensurePrivateDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0, errno == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty, parent != path {
+                try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            }
+        }
         if mkdir(path, 0o700) != 0 {
             let code = errno
             guard code == EEXIST, isDirectory(path) else {
@@ -106,12 +114,16 @@ enum POSIXFile {
             }
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { buffer in
-                    Glue.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = bytes.withUnsafeBytes { buffer -> Int in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return Glue.write(fd, base + offset, buffer.count - offset)
                 }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw SealedPushError(.io, "cannot write \(temporary): \(errnoText(errno))")
+                }
+                guard written > 0 else {
+                    throw SealedPushError(.io, "cannot write \(temporary): no progress")
                 }
                 offset += written
             }

@@ -5,6 +5,9 @@ struct SealedPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sealed-push",
         abstract: "End-to-end encrypted push notifications: keys, sealing, opening, delivery.",
-        subcommands: [InspectCommand.self]
+        subcommands: [
+            KeygenCommand.self, SealCommand.self, OpenCommand.self, InspectCommand.self, DeviceCommand.self,
+            APNsKeygenCommand.self, EmulatorCommand.self, SendCommand.self, DemoCommand.self,
+        ]
     )
 }

@@ -20,7 +20,7 @@ struct FileKeyStoreTests {
     @Test("create writes a 0700 directory and a 0600 key ring the read-only store loads")
     func createAndLoad() throws {
         let parent = try makeTemporaryDirectory()
-        let directory = parent.appendingPathComponent("keys")
+        let directory = parent.appendingPathComponent("nested/keys")
         let manager = DeviceKeyManager(directory: directory)
         let registration = try manager.create(now: 100)
         #expect(try mode(directory) == 0o700)

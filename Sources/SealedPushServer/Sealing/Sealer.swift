@@ -129,6 +129,34 @@ public final class Sealer: Sendable {
             expiresAt: expiresAt)
     }
 
+    /// Deterministic sealing of an arbitrary plaintext, for negative test vectors (bad padding, malformed content)
+    /// that a receiver must reject only after opening: no content encoding and no padding is applied, only the
+    /// 4,096-byte body check.
+    ///
+    /// - Parameters:
+    ///   - plaintext: The bytes to seal as the padded plaintext.
+    ///   - device: The device's public key.
+    ///   - ephemeralPrivateKey: `skE`, 32 bytes.
+    ///   - messageID: 16 bytes.
+    ///   - issuedAt: UNIX seconds.
+    ///   - expiresAt: UNIX seconds, `issuedAt ... issuedAt + 2,419,200`.
+    /// - Returns: The sealed notification.
+    /// - Throws: `SealedPushError` with `payloadTooLarge`, `invalidArgument` or `invalidKey`.
+    package func seal(
+        rawPlaintext plaintext: [UInt8], to device: DevicePublicKey, ephemeralPrivateKey: [UInt8],
+        messageID: [UInt8], issuedAt: UInt64, expiresAt: UInt64
+    ) throws -> SealedNotification {
+        guard ephemeralPrivateKey.count == X25519.keyLength else {
+            throw SealedPushError(
+                .invalidKey, "an ephemeral private key is \(X25519.keyLength) bytes, got \(ephemeralPrivateKey.count)")
+        }
+        let bodyLength = APNsPayload.bodyLength(placeholder: placeholder, paddedPlaintextLength: plaintext.count)
+        try APNsPayload.checkBudget(bodyLength)
+        return try seal(
+            paddedPlaintext: plaintext, to: device, ephemeralPrivateKey: SecretBytes(copying: ephemeralPrivateKey),
+            messageID: messageID, issuedAt: issuedAt, expiresAt: expiresAt)
+    }
+
     /// The number of device keys whose static DH value is cached now.
     package var cachedDeviceCount: Int { cache.count }
 

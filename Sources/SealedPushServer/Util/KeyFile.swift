@@ -55,13 +55,19 @@ enum KeyFile {
             guard rename(temporary, path) == 0 else { throw ioError("cannot rename \(temporary) to \(path)") }
             linked = true
         } else {
-            guard link(temporary, path) == 0 else {
-                if errno == EEXIST {
+            if link(temporary, path) == 0 {
+                unlink(temporary)
+            } else if errno == EEXIST {
+                throw SealedPushError(.io, "\(path) already exists; refusing to overwrite a key file")
+            } else if errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS {
+                // A file system without hard links: fall back to check-then-rename (still never partial).
+                guard access(path, F_OK) != 0 else {
                     throw SealedPushError(.io, "\(path) already exists; refusing to overwrite a key file")
                 }
+                guard rename(temporary, path) == 0 else { throw ioError("cannot rename \(temporary) to \(path)") }
+            } else {
                 throw ioError("cannot link \(temporary) to \(path)")
             }
-            unlink(temporary)
             linked = true
         }
         syncDirectory(directory)
@@ -73,12 +79,18 @@ enum KeyFile {
     ///   - path: The file to read.
     ///   - limit: The largest acceptable file size.
     /// - Returns: The contents.
-    /// - Throws: `SealedPushError` with code `io` if the file cannot be read, `invalidKey` if it is longer than
-    ///   `limit` (not a key file).
+    /// - Throws: `SealedPushError` with code `io` if the file cannot be read or is not a regular file (a FIFO or
+    ///   device would block or never end), `invalidKey` if it is longer than `limit` (not a key file).
     static func read(path: String, limit: Int) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO without a writer must not hang; the file type is checked right after.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw ioError("cannot open \(path)") }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw ioError("cannot stat \(path)") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw SealedPushError(.io, "\(path) is not a regular file")
+        }
         var contents = [UInt8](repeating: 0, count: limit + 1)
         var total = 0
         while total < contents.count {

@@ -74,6 +74,21 @@ import Testing
         expectCode(.io) { try identity.write(toFile: "/nonexistent-sealedpush-dir/server.key") }
     }
 
+    @Test func directoryIsIO() throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        expectCode(.io) { _ = try ServerIdentity(contentsOfFile: directory) }
+    }
+
+    /// A FIFO without a writer would block a plain open/read forever; loading must fail at once instead.
+    @Test func fifoIsIOAndDoesNotBlock() throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/fifo"
+        try #require(mkfifo(path, 0o600) == 0)
+        expectCode(.io) { _ = try ServerIdentity(contentsOfFile: path) }
+    }
+
     @Test func missingFileIsIO() {
         expectCode(.io) { _ = try ServerIdentity(contentsOfFile: "/nonexistent-sealedpush-dir/server.key") }
     }

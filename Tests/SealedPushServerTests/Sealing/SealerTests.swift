@@ -46,6 +46,25 @@ import Testing
         #expect(sealed.senderKeyID.hex == Fixtures.serverKeyIDHex)
     }
 
+    /// The raw-plaintext entry point (for negative vectors) seals exactly the bytes it is given: the padded form of
+    /// the fixture content, written out by hand here, gives the independently computed envelope.
+    @Test func rawPlaintextEntryPointSealsGivenBytes() throws {
+        let json = Array(#"{"title":"Hi","body":"Secret meeting at noon","badge":3,"thread-id":"t-42"}"#.utf8)
+        let padded = [0, UInt8(json.count)] + json + [UInt8](repeating: 0, count: 128 - 2 - json.count)
+        let sealed = try makeSealer().seal(
+            rawPlaintext: padded, to: device(), ephemeralPrivateKey: Fixtures.ephemeralPrivateKey,
+            messageID: Fixtures.messageID, issuedAt: Fixtures.issuedAt, expiresAt: Fixtures.expiresAt)
+        #expect(sealed.envelope == (try Fixtures.hex(Fixtures.expectedEnvelopeHex)))
+
+        // 3,000 raw bytes: 73 + b64len(82 + 16 + 3,000 = 3,098) = 73 + 4,131 = 4,204 > 4,096.
+        expectError(.payloadTooLarge, containing: ["4204", "4096"]) {
+            _ = try makeSealer().seal(
+                rawPlaintext: [UInt8](repeating: 0, count: 3_000), to: device(),
+                ephemeralPrivateKey: Fixtures.ephemeralPrivateKey, messageID: Fixtures.messageID,
+                issuedAt: Fixtures.issuedAt, expiresAt: Fixtures.expiresAt)
+        }
+    }
+
     /// A repeat seal (cached static DH) gives the same bytes as the first (computed) one.
     @Test func cachedAndUncachedSealsAgree() throws {
         for capacity in [0, 4] {

@@ -1,0 +1,359 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// A request ready for the wire.
+struct APNsWireRequest: Sendable {
+    var headers: HPACKHeaders
+    var body: [UInt8]
+}
+
+/// An HTTP/2 response.
+struct APNsWireResponse: Sendable {
+    var status: Int
+    var apnsID: String?
+    var body: [UInt8]
+}
+
+/// How one request on one connection ended.
+enum APNsAttemptOutcome: Sendable {
+    /// APNs answered.
+    case response(APNsWireResponse)
+    /// No answer within the request timeout (the stream was reset).
+    case timedOut
+    /// The request certainly was not processed (stream never opened, or refused by GOAWAY/REFUSED_STREAM).
+    case notProcessed(String)
+    /// The connection or stream failed after the request was sent: it may have been processed.
+    case lost(String)
+}
+
+/// Something that happened to a connection, reported to the pool.
+enum APNsConnectionEvent: Sendable {
+    case settings(maxConcurrentStreams: Int?)
+    case goAway(lastStreamID: Int, reason: String?)
+    case closed
+}
+
+/// One TLS + HTTP/2 connection to APNs. Mutable state is confined to the channel's event loop.
+final class APNsConnection: @unchecked Sendable {
+    let id: Int
+    let channel: Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let state: APNsConnectionState
+
+    /// Set when a GOAWAY arrives. Read and written on the channel's event loop only.
+    var goAwayLastStreamID: HTTP2StreamID? { state.goAwayLastStreamID }
+
+    private init(id: Int, channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNsConnectionState) {
+        self.id = id
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.state = state
+    }
+
+    /// Connects, completes the TLS handshake (ALPN must select `h2`) and waits for the server's first SETTINGS.
+    static func connect(
+        id: Int, endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration,
+        logger: Logger, events: @escaping @Sendable (APNsConnectionEvent) -> Void
+    ) async throws -> APNsConnection {
+        let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
+        let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
+        let state = APNsConnectionState()
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(timeAmount)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let (channel, multiplexer, ready) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+                connectionConfiguration.initialSettings = [
+                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),  // no server push
+                    HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
+                    HTTP2Setting(parameter: .enablePush, value: 0),
+                ]
+                connectionConfiguration.maximumConnectionGlitches = 100_000
+                var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+                streamConfiguration.streamResetFrameRateLimit.maximumCount = 100_000
+        streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
+                streamConfiguration.streamErrorRateLimit.maximumCount = 100_000
+        streamConfiguration.streamErrorRateLimit.windowLength = .seconds(1)
+                let multiplexer = try sync.configureHTTP2Pipeline(
+                    mode: .client, connectionConfiguration: connectionConfiguration,
+                    streamConfiguration: streamConfiguration
+                ) { stream in
+                    stream.close()  // APNs never pushes
+                }
+                let ready = channel.eventLoop.makePromise(of: Void.self)
+                try sync.addHandler(APNsConnectionHandler(state: state, ready: ready, events: events, logger: logger))
+                return (channel, multiplexer, ready.futureResult)
+            }
+        }
+        let connection = APNsConnection(id: id, channel: channel, multiplexer: multiplexer, state: state)
+        let timer = channel.eventLoop.scheduleTask(in: timeAmount) {
+            channel.close(promise: nil)
+        }
+        do {
+            try await ready.get()
+            timer.cancel()
+        } catch {
+            timer.cancel()
+            channel.close(promise: nil)
+            throw error
+        }
+        return connection
+    }
+
+    /// Sends one request and waits for its answer, at most `timeout`. Never throws.
+    func execute(_ request: APNsWireRequest, timeout: Duration) async -> APNsAttemptOutcome {
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: APNsAttemptOutcome.self)
+        let handler = APNsStreamHandler(connection: self, promise: promise)
+        let multiplexer = self.multiplexer
+        let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
+        loop.execute {
+            guard self.goAwayLastStreamID == nil, self.channel.isActive else {
+                handler.finish(.notProcessed("connection is closing"))
+                return
+            }
+            multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }
+            }.whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    handler.finish(.notProcessed("stream not opened: \(error)"))
+                case .success(let stream):
+                    var buffer = stream.allocator.buffer(capacity: request.body.count)
+                    buffer.writeBytes(request.body)
+                    stream.write(
+                        HTTP2Frame.FramePayload.headers(.init(headers: request.headers, endStream: false)), promise: nil)
+                    stream.writeAndFlush(
+                        HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
+                    let timer = loop.scheduleTask(in: timeAmount) {
+                        handler.finish(.timedOut)
+                        stream.close(promise: nil)  // RST_STREAM(CANCEL)
+                    }
+                    promise.futureResult.whenComplete { _ in timer.cancel() }
+                }
+            }
+        }
+        do {
+            return try await promise.futureResult.get()
+        } catch {
+            return .lost("\(error)")
+        }
+    }
+
+    /// Closes the connection.
+    func close() {
+        channel.close(promise: nil)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
+            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// Connection state shared by the connection handler and `APNsConnection`; confined to the event loop.
+final class APNsConnectionState: @unchecked Sendable {
+    var goAwayLastStreamID: HTTP2StreamID?
+}
+
+/// On the connection's pipeline after the HTTP/2 handler: checks ALPN, watches SETTINGS and GOAWAY, reports
+/// closure.
+final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTP2Frame
+
+    private let state: APNsConnectionState
+    private let ready: EventLoopPromise<Void>
+    private let events: @Sendable (APNsConnectionEvent) -> Void
+    private let logger: Logger
+    private var handshakeDone = false
+    private var settingsReceived = false
+    private var isReady = false
+
+    init(
+        state: APNsConnectionState, ready: EventLoopPromise<Void>, events: @escaping @Sendable (APNsConnectionEvent) -> Void,
+        logger: Logger
+    ) {
+        self.state = state
+        self.ready = ready
+        self.events = events
+        self.logger = logger
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            guard negotiated == "h2" else {
+                failReady(APNsConnectionFailure("ALPN did not select h2 (got \(negotiated ?? "none"))"))
+                context.close(promise: nil)
+                return
+            }
+            handshakeDone = true
+            checkReady()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .settings(.settings(let settings)):
+            let limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
+            events(.settings(maxConcurrentStreams: limit))
+            settingsReceived = true
+            checkReady()
+        case .goAway(let lastStreamID, let errorCode, let opaqueData):
+            state.goAwayLastStreamID = lastStreamID
+            var reason: String?
+            if var data = opaqueData, let bytes = data.readBytes(length: min(data.readableBytes, 1024)),
+                let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            {
+                reason = object["reason"] as? String
+            }
+            logger.info(
+                "APNs GOAWAY",
+                metadata: [
+                    "last-stream-id": "\(lastStreamID)", "error": "\(errorCode)", "reason": "\(reason ?? "-")",
+                ])
+            events(.goAway(lastStreamID: Int(lastStreamID), reason: reason))
+        default:
+            break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        failReady(APNsConnectionFailure("the connection closed before it was ready"))
+        events(.closed)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // A channel that never became active (connect refused) is torn down without channelInactive.
+        failReady(APNsConnectionFailure("the connection could not be established"))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        logger.debug("APNs connection error", metadata: ["error": "\(error)"])
+        failReady(error)
+        context.close(promise: nil)
+    }
+
+    private func checkReady() {
+        if handshakeDone, settingsReceived, !isReady {
+            isReady = true
+            ready.succeed(())
+        }
+    }
+
+    private func failReady(_ error: Error) {
+        if !isReady {
+            isReady = true
+            ready.fail(error)
+        }
+    }
+}
+
+/// A connection that could not be set up.
+struct APNsConnectionFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One request stream: collects the answer; reports exactly one outcome.
+final class APNsStreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    static let maximumResponseBody = 16_384
+
+    private let connection: APNsConnection
+    private let promise: EventLoopPromise<APNsAttemptOutcome>
+    private var finished = false
+    private var status: Int?
+    private var apnsID: String?
+    private var body: [UInt8] = []
+
+    init(connection: APNsConnection, promise: EventLoopPromise<APNsAttemptOutcome>) {
+        self.connection = connection
+        self.promise = promise
+    }
+
+    /// Completes the attempt once; later calls are ignored. Must run on the event loop.
+    func finish(_ outcome: APNsAttemptOutcome) {
+        guard !finished else { return }
+        finished = true
+        promise.succeed(outcome)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let headers):
+            if status == nil {
+                status = headers.headers.first(name: ":status").flatMap { Int($0) }
+                apnsID = headers.headers.first(name: "apns-id")
+            }
+            if headers.endStream { complete() }
+        case .data(let data):
+            if case .byteBuffer(var buffer) = data.data {
+                let room = Self.maximumResponseBody - body.count
+                if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) { body += bytes }
+            }
+            if data.endStream { complete() }
+        default:
+            break
+        }
+    }
+
+    private func complete() {
+        guard let status else {
+            finish(.lost("response without :status"))
+            return
+        }
+        finish(.response(APNsWireResponse(status: status, apnsID: apnsID, body: body)))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        failWithoutAnswer(context: context, error: nil)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        failWithoutAnswer(context: context, error: error)
+        context.close(promise: nil)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failWithoutAnswer(context: context, error: nil)
+    }
+
+    private func failWithoutAnswer(context: ChannelHandlerContext, error: Error?) {
+        guard !finished else { return }
+        let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        let refused = (error as? NIOHTTP2Errors.StreamClosed)?.errorCode == .refusedStream
+        // Classify on the next tick so a GOAWAY read in the same batch has been seen by the connection handler.
+        let connection = self.connection
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = loopBound.value
+            let description = error.map { "\($0)" } ?? "stream closed without an answer"
+            if refused {
+                handler.finish(.notProcessed("refused: \(description)"))
+            } else if let last = connection.goAwayLastStreamID, let streamID, streamID > last {
+                handler.finish(.notProcessed("after GOAWAY last-stream-id \(last): \(description)"))
+            } else if streamID == nil {
+                handler.finish(.notProcessed("never sent: \(description)"))
+            } else {
+                handler.finish(.lost(description))
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import SealedPushCore
+import ArgumentParser
+import SealedPushServer
+
+/// `sealed-push apns-keygen --out KEY.p8`: a test APNs signing key in Apple's format.
+struct APNsKeygenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns-keygen",
+        abstract: "Generate a test APNs token-signing key (P-256, PKCS#8 PEM, like Apple's .p8 files).",
+        discussion: "For the emulator and tests. Real keys come from Apple's developer portal.")
+
+    @Option(name: .long, help: "Where to write the key (mode 0600, written atomically).")
+    var out: String
+
+    @Flag(name: .long, help: "Replace an existing file.")
+    var force = false
+
+    func run() throws {
+        do {
+            try APNsKeyGenerator.writeNewKey(to: out, overwrite: force)
+        } catch let error as SealedPushError {
+            throw ValidationError(error.description)
+        }
+        print("wrote \(out) (P-256 private key, PKCS#8 PEM, mode 0600)")
+    }
+}

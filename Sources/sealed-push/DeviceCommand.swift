@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import SealedPushClient
+import SealedPushCore
+
+/// `sealed-push device`: the device key ring (what the app, never the extension, does).
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Create, rotate and prune a device key ring.",
+        subcommands: [Init.self, Rotate.self, Prune.self])
+
+    struct KeyringOptions: ParsableArguments {
+        @Option(help: "The key ring directory (created 0700; key ring file 0600).")
+        var keyring: String
+
+        @Option(help: "The current time: ISO 8601 or UNIX seconds (default: now).")
+        var now: String?
+
+        var manager: DeviceKeyManager { DeviceKeyManager(directory: URL(fileURLWithPath: keyring)) }
+    }
+
+    static func printRegistration(_ registration: DeviceRegistration) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        CLIIO.writeStdout(String(decoding: try encoder.encode(registration), as: UTF8.self) + "\n")
+    }
+
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a key ring with one key and print its registration JSON for the backend.")
+        @OptionGroup var options: KeyringOptions
+
+        func run() async throws {
+            try await runReportingErrors {
+                try DeviceCommand.printRegistration(options.manager.create(now: CLIIO.parseNow(options.now)))
+            }
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new key current (the old one is kept for the grace window) and print its registration.")
+        @OptionGroup var options: KeyringOptions
+
+        func run() async throws {
+            try await runReportingErrors {
+                try DeviceCommand.printRegistration(options.manager.rotate(now: CLIIO.parseNow(options.now)))
+            }
+        }
+    }
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove retired keys whose grace window has passed; print the removed key ids.")
+        @OptionGroup var options: KeyringOptions
+
+        func run() async throws {
+            try await runReportingErrors {
+                let removed = try options.manager.prune(now: CLIIO.parseNow(options.now))
+                CLIIO.writeStdout(removed.map { "pruned \($0.hex)\n" }.joined())
+                if removed.isEmpty { CLIIO.writeStdout("nothing to prune\n") }
+            }
+        }
+    }
+}

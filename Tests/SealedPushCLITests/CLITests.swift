@@ -1,0 +1,186 @@
+import Foundation
+import SealedPushCore
+import Testing
+
+/// Runs the real `sealed-push` binary with real command lines.
+@Suite struct CLITests {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `sealed-push` executable in the same build products directory as the running test binary.
+    static var binary: URL {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("sealed-push")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return runner.deletingLastPathComponent().appendingPathComponent("sealed-push")
+    }
+
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sealed-push-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    @Test func keygenWritesA0600FileAndPrintsOnlyThePublicKey() throws {
+        let result = try run(["keygen", "--out", "server.key"])
+        #expect(result.status == 0)
+        let publicKey = result.stdout.trimmingCharacters(in: .newlines)
+        #expect(try KeyText.decodePublicKey(publicKey).count == 32)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path("server.key"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let file = try String(contentsOfFile: path("server.key"), encoding: .utf8)
+        #expect(file.hasPrefix("SPSK1:"))
+        #expect(!result.stdout.contains(String(file.dropFirst(6).prefix(20))))
+        // Never overwrites an existing key, and leaves no temporary file behind.
+        #expect(try run(["keygen", "--out", "server.key"]).status != 0)
+        #expect(try String(contentsOfFile: path("server.key"), encoding: .utf8) == file)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["server.key"])
+    }
+
+    @Test func sealOpenInspectAndReplay() throws {
+        let serverPublic = try run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        let registration = try run(["device", "init", "--keyring", "ring", "--now", "2026-11-21T10:00:00Z"])
+        #expect(registration.status == 0)
+        let record = try JSONDecoder().decode(DeviceRegistration.self, from: Data(registration.stdout.utf8))
+        let content = #"{"badge":3,"thread-id":"t","data":{"k":[1,2]}}"#
+        try content.write(toFile: path("content.json"), atomically: true, encoding: .utf8)
+        let sealed = try run([
+            "seal", "--server-key", "server.key", "--device-public", record.publicKey, "--topic", "com.example.cli",
+            "--title", "Secret title", "--body", "Secret body ✉️", "--content", "content.json", "--ttl", "600",
+        ])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(!sealed.stdout.contains("Secret"))
+        #expect(sealed.stdout.contains(#""mutable-content":1"#))
+        try sealed.stdout.write(toFile: path("payload.json"), atomically: true, encoding: .utf8)
+
+        let inspected = try run(["inspect", "--payload", "payload.json"])
+        #expect(inspected.status == 0)
+        #expect(inspected.stdout.contains(record.keyId))
+        #expect(inspected.stdout.contains("lifetime           600 s"))
+        #expect(!inspected.stdout.contains("Secret"))
+
+        let openArguments = ["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "com.example.cli",
+                             "--payload", "payload.json"]
+        let opened = try run(openArguments)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let openedContent = try NotificationContent(json: Array(opened.stdout.trimmingCharacters(in: .newlines).utf8))
+        #expect(openedContent == NotificationContent(
+            title: "Secret title", body: "Secret body ✉️", badge: 3, threadID: "t",
+            data: .object(["k": .array([.number(1), .number(2)])])))
+
+        // A second process opening the same payload: replayed, no plaintext anywhere.
+        let replay = try run(openArguments)
+        #expect(replay.status != 0)
+        #expect(replay.stderr.contains("replayed"))
+        #expect(replay.stdout.isEmpty)
+        #expect(!replay.stderr.contains("Secret"))
+
+        // Stdin works for open too, and the wrong topic fails with the single authentication error.
+        let wrongTopic = try run(
+            ["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "com.example.other"],
+            stdin: sealed.stdout)
+        #expect(wrongTopic.status != 0)
+        #expect(wrongTopic.stderr.contains("authenticationFailure"))
+        #expect(!wrongTopic.stdout.contains("Secret") && !wrongTopic.stderr.contains("Secret"))
+    }
+
+    @Test func openWithDeviceKeyFilesAndExpiry() throws {
+        let serverPublic = try run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        let devicePublic = try run(["keygen", "--out", "device.key"]).stdout.trimmingCharacters(in: .newlines)
+        let oldDevicePublic = try run(["keygen", "--out", "old.key"]).stdout.trimmingCharacters(in: .newlines)
+        _ = oldDevicePublic
+        let sealed = try run([
+            "seal", "--server-key", "server.key", "--device-public", devicePublic, "--topic", "t.example",
+            "--body", "hello", "--ttl", "60",
+        ])
+        try sealed.stdout.write(toFile: path("p.json"), atomically: true, encoding: .utf8)
+        let base = ["open", "--device-key", "old.key", "--device-key", "device.key", "--server-public", serverPublic,
+                    "--topic", "t.example", "--payload", "p.json"]
+        let opened = try run(base)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout == #"{"body":"hello"}"# + "\n")
+        let issued = try #require(try run(["inspect", "--payload", "p.json"]).stdout
+            .split(separator: "\n").first { $0.hasPrefix("expires at") })
+        let expiresAt = try #require(issued.split(separator: "(").last.flatMap { UInt64($0.dropLast()) })
+        let expired = try run(base + ["--now", String(expiresAt)])
+        #expect(expired.status != 0)
+        #expect(expired.stderr.contains("expired"))
+        #expect(try run(base + ["--now", String(expiresAt - 1)]).status == 0)
+        let unknown = try run(["open", "--device-key", "old.key", "--server-public", serverPublic, "--topic", "t.example",
+                               "--payload", "p.json"])
+        #expect(unknown.stderr.contains("unknownRecipientKey"))
+    }
+
+    @Test func badInputGetsTypedErrors() throws {
+        let badKey = try run(["seal", "--server-key", "missing.key", "--device-public", "SPK1:nope", "--topic", "t",
+                              "--body", "x"])
+        #expect(badKey.status != 0)
+        #expect(badKey.stderr.contains("error: io:"))
+        _ = try run(["keygen", "--out", "s.key"])
+        let badPublic = try run(["seal", "--server-key", "s.key", "--device-public", "SPK1:nope", "--topic", "t",
+                                 "--body", "x"])
+        #expect(badPublic.stderr.contains("invalidKey"))
+        let big = try run(["seal", "--server-key", "s.key", "--device-public", "SPK1:" + String(repeating: "A", count: 43),
+                           "--topic", "t", "--body", String(repeating: "x", count: 3000)])
+        #expect(big.stderr.contains("contentTooLarge") || big.stderr.contains("invalidKey"))
+        let garbage = try run(["inspect"], stdin: "{\"sp\":\"@@\"}")
+        #expect(garbage.status != 0)
+        #expect(garbage.stderr.contains("badEncoding"))
+    }
+
+    @Test func deviceRotateAndPrune() throws {
+        #expect(try run(["device", "init", "--keyring", "r", "--now", "1800000000"]).status == 0)
+        #expect(try run(["device", "init", "--keyring", "r", "--now", "1800000000"]).status != 0)
+        let rotated = try run(["device", "rotate", "--keyring", "r", "--now", "1800000100"])
+        #expect(rotated.status == 0)
+        #expect(try run(["device", "prune", "--keyring", "r", "--now", "1800000200"]).stdout == "nothing to prune\n")
+        // Past the documented grace window (≥ 28 days) the retired key goes.
+        let pruned = try run(["device", "prune", "--keyring", "r", "--now", "1810000000"])
+        #expect(pruned.stdout.hasPrefix("pruned "))
+        let ring = try FileManager.default.attributesOfItem(atPath: path("r"))
+        #expect((ring[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    }
+
+    @Test func demoRunsTheWholePath() throws {
+        let result = try run(["demo", "--workdir", path("demo")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("APNs accepted it"))
+        #expect(result.stdout.contains("outcome: decrypted"))
+        #expect(result.stdout.contains("Table for two at 19:30"))
+        #expect(result.stdout.contains("fallback: replayed"))
+        // What APNs saw carries none of the content.
+        let seen = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("5. APNs saw") })
+        #expect(!seen.contains("Table") && !seen.contains("Dinner"))
+    }
+}
