@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(name: "SealedPush", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // libsodium for the primitive floor (the root's CSodium is a target, not a product, so it has its own map).
@@ -27,7 +28,10 @@ let package = Package(
                 .product(name: "SealedPushCore", package: "SealedPush"),
                 .product(name: "SealedPushServer", package: "SealedPush"),
                 .product(name: "SealedPushClient", package: "SealedPush"),
+                .product(name: "SealedPushAPNs", package: "SealedPush"),
+                .product(name: "SealedPushAPNsEmulator", package: "SealedPush"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/SealedPushBench"
         ),

@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "SealedPush", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Invariant checks and byte helpers shared by every target (no SealedPush dependency).
@@ -29,6 +30,17 @@ let package = Package(
         .executableTarget(
             name: "FuzzClientOpen",
             dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
+        ),
+
+        // The APNs emulator's request validation and provider-token verification (internal API, reached with
+        // `@testable import`; the fuzz build compiles with `-enable-testing`).
+        .executableTarget(
+            name: "FuzzEmulatorRequest",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "SealedPushAPNsEmulator", package: "SealedPush"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ]
 )

@@ -4,15 +4,18 @@
 #
 #   scripts/tsan.sh [FILTER]
 #
-# FILTER is a `swift test --filter` regular expression; the default selects the extension step, the key store and
-# replay guard, and the APNs delivery client. TSAN_OPTIONS defaults to halting on the first report, so any data
+# FILTER is a `swift test --filter` regular expression; the default selects the concurrency-heavy suites: the
+# extension step and its races, the key store and replay guard (client), the delivery client against the emulator
+# (connection loss, bulk with faults, recording, token renewal) and the sealer's shared static-DH cache. TSAN_OPTIONS defaults to halting on the first report, so any data
 # race fails the run (exit status non-zero).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 [ -f scripts/deps ] && source scripts/deps
 
-default_filter='SealedPushClientTests\..*(Extension|Step|KeyStore|KeyRing|Replay|Race)|SealedPushAPNsTests\..*(Deliver|Client|Connection|Concurren)'
+default_filter='SealedPushClientTests\.(NotificationServiceStepTests|CompletionRaceTests|StepRaceTests|FileKeyStoreTests|ReplayGuardTests)'
+default_filter+='|SealedPushAPNsTests\.(APNsConnectionLossTests|APNsBulkFaultTests|APNsEmulatorRecordingTests|ProviderTokenCacheTests)'
+default_filter+='|SealedPushServerTests\.(StaticSecretCacheTests|SealerTests)'
 filter=${1:-$default_filter}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}
 

@@ -7,7 +7,7 @@ import Foundation
 /// Prints each figure beside its comparison as it is measured, then one Markdown table for BENCHMARKS.md.
 @main
 struct BenchMain {
-    static func main() throws {
+    static func main() async throws {
         var arguments = CommandLine.arguments.dropFirst()
         var only: Set<String>?
         var quick = false
@@ -48,6 +48,7 @@ struct BenchMain {
         if enabled("seal") { try SealBenchmarks.run(report, fixture: fixture) }
         if enabled("open") { try OpenBenchmarks.run(report, fixture: fixture) }
         if enabled("fanout") { try FanOut.run(report, fixture: fixture, seconds: quick ? 1 : 3) }
+        if enabled("delivery") { try await DeliveryBenchmark.run(report, fixture: fixture, count: quick ? 5_000 : 20_000) }
         if enabled("memory") { try MemoryBenchmark.run(report, fixture: fixture, cliPath: cliPath) }
         // The exhaustive tamper run takes minutes: only on request.
         if only?.contains("tamper") == true {

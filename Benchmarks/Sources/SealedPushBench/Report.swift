@@ -7,6 +7,8 @@ struct Row {
         case speedup
         /// `ours / theirs` time: how many times the comparison's cost we pay (lower is better).
         case cost
+        /// `ours / theirs` of a rate (operations per second): how many times the comparison's throughput.
+        case throughput
     }
 
     let figure: String
@@ -20,7 +22,7 @@ struct Row {
 
     var value: Double? {
         guard let ours, let theirs, ours > 0, theirs > 0 else { return nil }
-        return ratio == .speedup ? theirs / ours : ours / theirs
+        return ratio == .speedup ? theirs / ours : ours / theirs   // .cost and .throughput: ours / theirs
     }
 
     var verdict: String {
@@ -28,6 +30,7 @@ struct Row {
         switch ratio {
         case .speedup: return value >= target ? "PASS" : "MISS"
         case .cost: return value <= target ? "PASS" : "MISS"
+        case .throughput: return value >= target ? "PASS" : "MISS"
         }
     }
 }
@@ -67,12 +70,13 @@ final class Report {
         switch row.ratio {
         case .speedup: return String(format: "%.2f× faster", value)
         case .cost: return String(format: "%.2f× the cost", value)
+        case .throughput: return String(format: "%.2f× the rate", value)
         }
     }
 
     private static func targetText(_ row: Row) -> String {
         guard let target = row.target else { return "" }
-        return (row.ratio == .speedup ? "≥ " : "≤ ") + String(format: "%.2f×", target)
+        return (row.ratio == .cost ? "≤ " : "≥ ") + String(format: "%.2f×", target)
     }
 
     private static func line(_ row: Row) -> String {
