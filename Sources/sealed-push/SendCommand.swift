@@ -43,6 +43,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HTTP/2 connections at most.")
     var connections = 1
 
+    @Option(name: .customLong("streams-per-connection"), help: "Concurrent streams per connection at most (the server's limit also applies).")
+    var streamsPerConnection = 1000
+
     @Option(name: .long, help: "apns-priority: 10 or 5.")
     var priority = 10
 
@@ -64,6 +67,7 @@ struct SendCommand: AsyncParsableCommand {
         guard tokens.count * count <= 10_000_000 else { throw ValidationError("at most 10,000,000 notifications per run") }
         guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
         guard (1...64).contains(connections) else { throw ValidationError("--connections must be 1...64") }
+        guard (1...10_000).contains(streamsPerConnection) else { throw ValidationError("--streams-per-connection must be 1...10000") }
         guard priority == 10 || priority == 5 else { throw ValidationError("--priority must be 10 or 5") }
         guard (1...600_000).contains(timeoutMilliseconds) else { throw ValidationError("--timeout-ms must be 1...600000") }
     }
@@ -84,6 +88,7 @@ struct SendCommand: AsyncParsableCommand {
             var configuration = APNsClientConfiguration(
                 endpoint: try APNsEndpoint(url: endpoint), trustRoots: ca.map { .pemFile($0) } ?? .system)
             configuration.maxConnections = connections
+            configuration.maxConcurrentStreamsPerConnection = streamsPerConnection
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
         } catch let error as SealedPushError {
