@@ -115,7 +115,8 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
         let promise = context.eventLoop.makePromise(of: Void.self)
         if let body {
             context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: false))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: promise)
+            context.writeAndFlush(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: promise)
         } else {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: promise)
         }

@@ -1,13 +1,13 @@
-import SealedPushCore
-import Foundation
 internal import COpenSSL
+import Foundation
+import SealedPushCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Makes test APNs signing keys in Apple's `.p8` format (unencrypted PKCS#8 PEM, P-256) with OpenSSL.
@@ -78,7 +78,8 @@ public enum APNsKeyGenerator {
         }
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw SealedPushError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
