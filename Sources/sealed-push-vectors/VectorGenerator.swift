@@ -118,6 +118,25 @@ enum VectorGenerator {
             expiresAt: expiresAt)
         negative("unknown-recipient-key-id", .unknownRecipientKey, payload: String(decoding: otherKey.payload, as: UTF8.self))
 
+        // Authentic envelopes whose plaintext breaks spec §5 or §4: the receiver fails after opening.
+        func rawSealed(_ name: String, _ plaintext: [UInt8], ephemeral: UInt8) throws {
+            let sealed = try sealer.seal(
+                rawPlaintext: plaintext, to: devicePublic, ephemeralPrivateKey: key(ephemeral),
+                messageID: [UInt8](repeating: ephemeral, count: 16), issuedAt: issuedAt, expiresAt: expiresAt)
+            negative(name, .malformedContent, payload: String(decoding: sealed.payload, as: UTF8.self))
+        }
+        var nonZeroPadding = try Padding.pad(Array(#"{"body":"x"}"#.utf8))
+        nonZeroPadding[nonZeroPadding.count - 1] = 1
+        try rawSealed("padding-not-zero", nonZeroPadding, ephemeral: 0x63)
+        var overlong = try Padding.pad(Array(#"{"body":"x"}"#.utf8))
+        overlong[0] = 0x01  // states 256 + 12 bytes of content in a 128-byte plaintext
+        try rawSealed("content-length-beyond-plaintext", overlong, ephemeral: 0x64)
+        try rawSealed("content-not-json", Padding.pad(Array("body=x".utf8)), ephemeral: 0x65)
+        try rawSealed("content-not-an-object", Padding.pad(Array(#"["x"]"#.utf8)), ephemeral: 0x66)
+        try rawSealed("content-duplicated-member", Padding.pad(Array(#"{"body":"a","body":"b"}"#.utf8)), ephemeral: 0x67)
+        try rawSealed("content-badge-out-of-range", Padding.pad(Array(#"{"badge":-1}"#.utf8)), ephemeral: 0x68)
+        try rawSealed("content-invalid-utf8", Padding.pad([0x7B, 0x22, 0x62, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]), ephemeral: 0x69)
+
         let b64 = Base64URL.encode(envelope)
         let standard = Data(envelope).base64EncodedString()
         negative("standard-base64-with-padding", .badEncoding, payload: #"{"aps":{},"sp":""# + standard + #""}"#)

@@ -19,6 +19,10 @@ struct SealCommand: AsyncParsableCommand {
 
     @OptionGroup var seal: SealOptions
 
+    func validate() throws {
+        guard seal.hasContent else { throw ValidationError("give the content: --title/--body or --content FILE.json") }
+    }
+
     func run() async throws {
         try await runReportingErrors {
             let identity = try ServerIdentity(contentsOfFile: serverKey)

@@ -44,9 +44,6 @@ struct SealOptions: ParsableArguments {
         return .text(title: placeholderTitle, body: placeholderBody, sound: placeholderSound)
     }
 
-    func validate() throws {
-        guard title != nil || body != nil || content != nil else {
-            throw ValidationError("give the content: --title/--body or --content FILE.json")
-        }
-    }
+    /// Whether any content option was given.
+    var hasContent: Bool { title != nil || body != nil || content != nil }
 }

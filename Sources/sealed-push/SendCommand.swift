@@ -86,7 +86,11 @@ struct SendCommand: AsyncParsableCommand {
         do { deviceTokens = try tokens.map { try DeviceToken(hex: $0) } } catch let error as SealedPushError {
             throw ValidationError(error.message)
         }
-        let builder = try payloadOptions.makePayloadBuilder()
+        let builder: @Sendable (DeviceToken) throws -> [UInt8]
+        do { builder = try payloadOptions.makePayloadBuilder(topic: topic) } catch let error as SealedPushError {
+            CLIIO.writeStderr("error: \(error.code.name): \(error.message)\n")
+            throw ExitCode(1)
+        }
 
         var logger = Logger(label: "sealedpush.send", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = verbose ? .debug : .error

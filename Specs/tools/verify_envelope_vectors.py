@@ -231,9 +231,34 @@ def receive(body, device_sk, server_pk, topic, now):
     if 2 + length > len(padded) or any(padded[2 + length:]):
         raise SpecError("malformedContent")
     content = strict_json(padded[2:2 + length], "malformedContent")
-    if not isinstance(content, dict):
-        raise SpecError("malformedContent")
+    check_content(content)
     return header, content
+
+
+def check_content(content):
+    """Spec section 4: known members must have their type and range; unknown members are ignored."""
+    def bad():
+        raise SpecError("malformedContent")
+
+    if not isinstance(content, dict):
+        bad()
+    for name in ("title", "subtitle", "body", "sound", "thread-id", "category", "target-content-id"):
+        if name in content and not isinstance(content[name], str):
+            bad()
+    badge = content.get("badge")
+    if "badge" in content and (isinstance(badge, bool) or not isinstance(badge, (int, float))
+                              or badge != int(badge) or not 0 <= badge <= 2_147_483_647):
+        bad()
+    if "interruption-level" in content and content["interruption-level"] not in (
+            "passive", "active", "time-sensitive", "critical"):
+        bad()
+    score = content.get("relevance-score")
+    if "relevance-score" in content and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
+        bad()
+    attachments = content.get("attachments")
+    if "attachments" in content and (not isinstance(attachments, list) or not all(
+            isinstance(a, dict) and isinstance(a.get("url"), str) for a in attachments)):
+        bad()
 
 
 # ---- checks

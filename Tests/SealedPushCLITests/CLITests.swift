@@ -171,4 +171,16 @@ import Testing
         let ring = try FileManager.default.attributesOfItem(atPath: path("r"))
         #expect((ring[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
+
+    @Test func demoRunsTheWholePath() throws {
+        let result = try run(["demo", "--workdir", path("demo")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("APNs accepted it"))
+        #expect(result.stdout.contains("outcome: decrypted"))
+        #expect(result.stdout.contains("Table for two at 19:30"))
+        #expect(result.stdout.contains("fallback: replayed"))
+        // What APNs saw carries none of the content.
+        let seen = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("5. APNs saw") })
+        #expect(!seen.contains("Table") && !seen.contains("Dinner"))
+    }
 }

@@ -157,6 +157,24 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let attachments, !attachments.allSatisfy({ $0["url"]?.stringValue != nil }) {
             throw SealedPushError(.malformedContent, "every attachment must be an object with a \"url\" string")
         }
+        // Spec §4: receivers reject nesting deeper than 32 levels (the top-level object is level 1), so a sender
+        // must not produce it.
+        if let data, 1 + Self.depth(data) > 32 {
+            throw SealedPushError(
+                .malformedContent, "app data nests \(Self.depth(data)) levels; at most 31 fit in the content object")
+        }
+        if let attachments, 2 + (attachments.map(Self.depth).max() ?? 0) > 32 {
+            throw SealedPushError(.malformedContent, "attachments nest deeper than the 32 levels receivers accept")
+        }
+    }
+
+    /// The nesting depth of a value: 0 for a scalar, 1 + the deepest member for an array or object.
+    private static func depth(_ value: JSONValue) -> Int {
+        switch value {
+        case .array(let elements): 1 + (elements.map(depth).max() ?? 0)
+        case .object(let members): 1 + (members.values.map(depth).max() ?? 0)
+        default: 0
+        }
     }
 
     private static func allNumbersFinite(_ value: JSONValue) -> Bool {

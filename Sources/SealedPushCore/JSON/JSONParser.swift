@@ -159,38 +159,47 @@ public struct JSONParser {
 
     private mutating func parseString() throws -> String {
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        // Collect validated UTF-8 and build the String once: runs of plain ASCII are copied in bulk (appending
+        // scalar by scalar to a String dominated the cost of opening a notification).
+        var utf8 = [UInt8]()
         while true {
+            let runStart = index
+            while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80,
+                bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\")
+            {
+                index += 1
+            }
+            if index > runStart { utf8.append(contentsOf: bytes[runStart..<index]) }
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(scalars)
+                return String(decoding: utf8, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw fail("unterminated escape") }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+                case UInt8(ascii: "\""): utf8.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): utf8.append(UInt8(ascii: "\\"))
+                case UInt8(ascii: "/"): utf8.append(UInt8(ascii: "/"))
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"): UTF8.encode(try parseUnicodeEscape()) { utf8.append($0) }
                 default: throw fail("invalid escape '\\\(Character(Unicode.Scalar(escape)))'")
                 }
             case 0x00..<0x20:
                 throw fail("unescaped control character in a string")
-            case 0x00..<0x80:
-                scalars.append(Unicode.Scalar(byte))
-                index += 1
             default:
-                scalars.append(try decodeUTF8Scalar())
+                // A multi-byte sequence: validated strictly, then copied as is.
+                let start = index
+                _ = try decodeUTF8Scalar()
+                utf8.append(contentsOf: bytes[start..<index])
             }
         }
     }

@@ -1,0 +1,69 @@
+import Foundation
+import SealedPushClient
+import SealedPushCore
+import SealedPushServer
+
+/// Peak resident memory of a one-shot open process with a 3-key key ring: the `sealed-push open --keyring` CLI
+/// (when `--cli PATH` is given) and a library-only probe, each measured by `/usr/bin/time -f %M` on a fresh process.
+enum MemoryBenchmark {
+    static func run(_ report: Report, fixture: Fixture, cliPath: String?) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sealed-push-bench-\(getpid())", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyring = directory.appendingPathComponent("keyring", isDirectory: true)
+        let now = Sealer.currentTime()
+        let manager = DeviceKeyManager(directory: keyring)
+        try manager.create(now: now - 7_200)
+        try manager.rotate(now: now - 3_600)
+        let registration = try manager.rotate(now: now - 60)
+        let device = try DevicePublicKey(text: registration.publicKey)
+        let sealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
+        let payloads = try (0..<2).map { index -> String in
+            let path = directory.appendingPathComponent("payload-\(index).json").path
+            try Data(sealer.seal(Fixture.content, to: device, now: now).payload).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let server = fixture.identity.publicKeyText
+        let probe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("sealed-push-open-probe").path
+
+        let noop = peakKilobytes([probe, "--noop"])
+        let library = peakKilobytes([probe, keyring.path, server, Fixture.topic, payloads[0]])
+        var row = Row(figure: "one-shot open, library probe (3-key ring)", ours: library.map { Double($0) / 1024 },
+                      comparison: "target 16 MB", theirs: 16, ratio: .cost, target: 1.0)
+        row.unit = "MB"
+        report.add(row)
+        if let noop { report.note(String(format: "the same probe exiting at once peaks at %.1f MB (Swift runtime + "
+            + "Foundation + libraries loaded)", Double(noop) / 1024)) }
+        if let cliPath {
+            let cli = peakKilobytes([cliPath, "open", "--keyring", keyring.path, "--server-public", server,
+                                     "--topic", Fixture.topic, "--payload", payloads[1]])
+            row = Row(figure: "one-shot `sealed-push open --keyring` (3 keys)", ours: cli.map { Double($0) / 1024 },
+                      comparison: "target 16 MB", theirs: 16, ratio: .cost, target: 1.0)
+            row.unit = "MB"
+            report.add(row)
+        } else {
+            report.note("pass --cli .build/release/sealed-push to measure the CLI's one-shot open")
+        }
+    }
+
+    /// Runs a command under `/usr/bin/time -f %M` and returns its peak RSS in KiB, or nil if it failed.
+    static func peakKilobytes(_ command: [String]) -> Int? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "PEAK_RSS_KB=%M"] + command
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            print("  command failed (\(process.terminationStatus)): \(command.joined(separator: " "))\n\(output)")
+            return nil
+        }
+        return output.split(separator: "\n").last { $0.hasPrefix("PEAK_RSS_KB=") }
+            .flatMap { Int($0.dropFirst("PEAK_RSS_KB=".count)) }
+    }
+}

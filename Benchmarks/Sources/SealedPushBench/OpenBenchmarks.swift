@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import SealedPushClient
+import SealedPushCore
+import SealedPushServer
+
+/// Open figures: ours (APNs body → content, and envelope → content) against swift-crypto's HPKE auth open of the
+/// same ciphertext, and the libsodium primitive floor of an open.
+enum OpenBenchmarks {
+    static func run(_ report: Report, fixture: Fixture) throws {
+        let info = try EnvelopeV1.hpkeInfo(topic: Fixture.topic)
+        let swiftCrypto = try SwiftCryptoHPKE(
+            serverKey: fixture.serverKey, deviceKey: fixture.deviceKey, info: info,
+            paddedPlaintext: fixture.paddedPlaintext)
+        let floor = SodiumFloor(plaintextLength: fixture.paddedPlaintext.count)
+        let sealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
+        let now = Sealer.currentTime()
+        let sealed = try sealer.seal(Fixture.content, to: fixture.device, now: now)
+        let opener = try EnvelopeOpener(
+            devicePrivateKeys: [Array(fixture.deviceKey.rawRepresentation)], serverPublicKeys: [fixture.identity.publicKey],
+            topic: Fixture.topic)
+        guard try opener.open(body: sealed.payload, now: now).content == Fixture.content else {
+            throw SealedPushError(.authenticationFailure, "the benchmark's own envelope did not open to its content")
+        }
+
+        let samples = try Runner.compare([
+            Benchmark(name: "body") { count in
+                var sink = 0
+                for _ in 0..<count { sink &+= try opener.open(body: sealed.payload, now: now).messageID.count }
+                return sink
+            },
+            Benchmark(name: "envelope") { count in
+                var sink = 0
+                for _ in 0..<count { sink &+= try opener.open(envelope: sealed.envelope, now: now).messageID.count }
+                return sink
+            },
+            Benchmark(name: "swift-crypto") { count in
+                var sink = 0
+                for _ in 0..<count { sink &+= try swiftCrypto.open().count }
+                return sink
+            },
+            Benchmark(name: "floor") { count in
+                var sink = 0
+                for _ in 0..<count { sink &+= floor.openPrimitives() }
+                return sink
+            },
+        ])
+        let t = Dictionary(uniqueKeysWithValues: samples.map { ($0.name, $0.median) })
+        report.add(Row(figure: "open, APNs body → content", ours: t["body"], comparison:
+            "swift-crypto HPKE auth open", theirs: t["swift-crypto"], ratio: .cost, target: 1.1))
+        report.add(Row(figure: "open, envelope → content", ours: t["envelope"], comparison:
+            "swift-crypto HPKE auth open", theirs: t["swift-crypto"], ratio: .cost, target: nil))
+        report.add(Row(figure: "open, APNs body → content", ours: t["body"], comparison:
+            "libsodium floor: 2 DH + 5 HMAC + AEAD", theirs: t["floor"], ratio: .cost, target: nil))
+    }
+}

@@ -1,0 +1,36 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libFuzzer targets for SealedPush. Kept out of the root package so `swift build` / `swift test` never compile
+// sanitizer code. Build only through `scripts/fuzz.sh` (it passes `-sanitize=fuzzer,address` and a separate
+// scratch path); each executable's `<Module>_main` (SwiftPM's entry
+// symbol on Linux) hands `LLVMFuzzerTestOneInput` to libFuzzer's driver (see CFuzzDriver).
+
+let package = Package(
+    name: "SealedPushFuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "SealedPush", path: ".."),
+    ],
+    targets: [
+        // Invariant checks and byte helpers shared by every target (no SealedPush dependency).
+        .target(name: "CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
+
+        // Core parsers: Foundation only, so these build in a minute or two.
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["FuzzSupport", core]),
+        .executableTarget(name: "FuzzAPNsPayload", dependencies: ["FuzzSupport", core]),
+        .executableTarget(name: "FuzzContent", dependencies: ["FuzzSupport", core]),
+        .executableTarget(name: "FuzzKeyText", dependencies: ["FuzzSupport", core]),
+        .executableTarget(name: "FuzzRegistration", dependencies: ["FuzzSupport", core]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", core]),
+
+        // The client's whole open path (swift-crypto), with the spec vectors' keys.
+        .executableTarget(
+            name: "FuzzClientOpen",
+            dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
+        ),
+    ]
+)
+
+var core: Target.Dependency { .product(name: "SealedPushCore", package: "SealedPush") }

@@ -1,0 +1,111 @@
+import FuzzSupport
+import SealedPushCore
+
+/// `NotificationContent(json:)` and `Padding` on arbitrary bytes.
+/// - Content: accepted exactly when spec §4's type and range rules hold on the parsed tree (an independent check);
+///   an accepted content's canonical JSON parses back to the same content and is a fixed point.
+/// - Padding: `unpad` agrees with spec §5 (independent oracle); `pad` then `unpad` gives the input back and lands on
+///   a bucket.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzContent(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = Fuzz.bytes(data, size)
+    checkUnpad(bytes)
+    checkContent(bytes)
+    return 0
+}
+
+private func checkUnpad(_ bytes: [UInt8]) {
+    let expected = Oracle.unpad(bytes)
+    do {
+        let content = try Padding.unpad(bytes)
+        Fuzz.check(content == expected, "unpad accepted padding the spec rejects or returned other bytes")
+    } catch let error as SealedPushError {
+        Fuzz.check(expected == nil, "unpad rejected valid padding: \(error)")
+        Fuzz.check(error.code == .malformedContent, "unpad threw \(error.code)")
+    } catch {
+        Fuzz.check(false, "unexpected error type: \(error)")
+    }
+}
+
+private func checkContent(_ bytes: [UInt8]) {
+    let tree = try? JSONParser.parse(bytes, maxDepth: 32, errorCode: .malformedContent)
+    let valid = tree.map(isValidContent) ?? false
+    do {
+        let content = try NotificationContent(json: bytes)
+        Fuzz.check(valid, "accepted content that spec §4 rejects")
+        let canonical = try content.canonicalJSON()
+        let again = try NotificationContent(json: canonical)
+        Fuzz.check(again == content, "canonical JSON does not parse back to the same content")
+        let canonicalAgain = try again.canonicalJSON()
+        Fuzz.check(canonicalAgain == canonical, "canonical JSON is not a fixed point")
+        Fuzz.check(whitespaceOnlyInStrings(canonical), "canonical JSON has whitespace outside strings")
+        if canonical.count <= 2910 {
+            let padded = try Padding.pad(canonical)
+            Fuzz.check([128, 256, 512, 1024, 1536, 2048, 2560, 2912].contains(padded.count), "padded off-bucket")
+            Fuzz.check(padded.count >= canonical.count + 2, "padded too short")
+            Fuzz.check(Oracle.unpad(padded) == canonical, "pad does not invert")
+        } else {
+            do {
+                _ = try Padding.pad(canonical)
+                Fuzz.check(false, "padded \(canonical.count) bytes of content")
+            } catch let error as SealedPushError {
+                Fuzz.check(error.code == .contentTooLarge, "pad threw \(error.code)")
+            }
+        }
+    } catch let error as SealedPushError {
+        Fuzz.check(!valid, "rejected content that spec §4 accepts: \(error)")
+        Fuzz.check(error.code == .malformedContent, "threw \(error.code)")
+    } catch {
+        Fuzz.check(false, "unexpected error type: \(error)")
+    }
+}
+
+/// Whether every space/newline in the JSON text sits inside a string (a cheap scan that respects escapes).
+private func whitespaceOnlyInStrings(_ json: [UInt8]) -> Bool {
+    var inString = false
+    var escaped = false
+    for byte in json {
+        if inString {
+            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == 0x22 {
+                inString = false
+            }
+        } else if byte == 0x22 {
+            inString = true
+        } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            return false
+        }
+    }
+    return true
+}
+
+/// Spec §4, written independently: known members with the wrong type or range make content invalid.
+private func isValidContent(_ tree: JSONValue) -> Bool {
+    guard case .object(let members) = tree else { return false }
+    for key in ["title", "subtitle", "body", "sound", "thread-id", "category", "target-content-id"] {
+        if let value = members[key], value.stringValue == nil { return false }
+    }
+    if let value = members["badge"] {
+        guard let number = value.numberValue, number >= 0, number <= 2_147_483_647, number.rounded(.towardZero) == number
+        else { return false }
+    }
+    if let value = members["interruption-level"] {
+        guard let text = value.stringValue, ["passive", "active", "time-sensitive", "critical"].contains(text)
+        else { return false }
+    }
+    if let value = members["relevance-score"] {
+        guard let number = value.numberValue, number >= 0, number <= 1 else { return false }
+    }
+    if let value = members["attachments"] {
+        guard let elements = value.arrayValue else { return false }
+        for element in elements {
+            guard let object = element.objectValue, object["url"]?.stringValue != nil else { return false }
+        }
+    }
+    return true
+}
+
+/// The process entry: SwiftPM aliases `main` to this symbol; it hands the target to libFuzzer's driver.
+@_cdecl("FuzzContent_main")
+public func fuzzContentMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    Fuzz.run(argc, argv, fuzzContent)
+}

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SealedPushAPNs
+import SealedPushAPNsEmulator
+import SealedPushClient
+import SealedPushCore
+import SealedPushServer
+
+/// `sealed-push demo`: the whole path on loopback with embedded defaults.
+///
+/// APNs emulator (TLS + HTTP/2) → server identity and device key ring → seal → send with a provider token →
+/// take what the emulator delivered → the notification-service step on the device side → the decrypted content.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the whole path on loopback: emulator, seal, send over TLS + HTTP/2, open on the device.")
+
+    @Option(help: "The notification title.")
+    var title = "Dinner tonight?"
+
+    @Option(help: "The notification body.")
+    var body = "Table for two at 19:30 — the place with the blue door. 🍜"
+
+    @Option(help: "The APNs topic (bundle id) of the demo app.")
+    var topic = "com.example.sealedpush.demo"
+
+    @Option(help: "Keep the demo's keys and records in this directory (a fresh temporary one by default).")
+    var workdir: String?
+
+    func run() async throws {
+        try await runReportingErrors { try await demo() }
+    }
+
+    private func demo() async throws {
+        let directory = URL(fileURLWithPath: workdir ?? NSTemporaryDirectory())
+            .appendingPathComponent(workdir == nil ? "sealed-push-demo-\(UUID().uuidString.prefix(8))" : "")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let clock = ContinuousClock()
+        var logger = Logger(label: "sealedpush.demo")
+        logger.logLevel = .error
+        say("SealedPush demo — everything on loopback, files in \(directory.path)")
+
+        // 1. Apple's side: a provider-token key and the APNs emulator.
+        let keyID = "DEMOKEY001", teamID = "DEMOTEAM01"
+        try APNsKeyGenerator.writeNewKey(to: path("AuthKey_\(keyID).p8"))
+        let authKeyPEM = try String(contentsOfFile: path("AuthKey_\(keyID).p8"), encoding: .utf8)
+        let deviceToken = try DeviceToken(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        var emulatorConfiguration = APNsEmulatorConfiguration(authKeyPEM: authKeyPEM, keyID: keyID, teamID: teamID)
+        emulatorConfiguration.certificateOutputPath = path("emulator-cert.pem")
+        emulatorConfiguration.allowedTopics = [topic]
+        emulatorConfiguration.knownDeviceTokens = [deviceToken.hex]
+        let emulator = try APNsEmulator(configuration: emulatorConfiguration, logger: logger)
+        try await emulator.start()
+        say("1. APNs emulator on https://127.0.0.1:\(emulator.port) (TLS 1.2+, ALPN h2, self-signed certificate)")
+
+        do {
+            try await runPath(emulator: emulator, deviceToken: deviceToken, keyID: keyID, teamID: teamID,
+                              path: path, directory: directory, clock: clock, logger: logger)
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+        if workdir == nil { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    private func runPath(
+        emulator: APNsEmulator, deviceToken: DeviceToken, keyID: String, teamID: String,
+        path: (String) -> String, directory: URL, clock: ContinuousClock, logger: Logger
+    ) async throws {
+        // 2. The device: a key ring (what the app does once) and its registration for the backend.
+        let keyringDirectory = directory.appendingPathComponent("device-keyring")
+        let now = UInt64(Date().timeIntervalSince1970)
+        let registration = try DeviceKeyManager(directory: keyringDirectory).create(now: now)
+        say("2. device key ring created; registration sent to the backend: key id \(registration.keyId)")
+
+        // 3. The backend: its identity, the device record, and sealing.
+        let identity = try ServerIdentity.generate()
+        try identity.write(toFile: path("server-identity.key"))
+        var record = DeviceRecord()
+        try record.register(registration)
+        let sealer = try Sealer(identity: identity, topic: topic)
+        let content = NotificationContent(
+            title: title, body: body, badge: 1, sound: "default", threadID: "dinner-plans", category: "INVITE",
+            interruptionLevel: .timeSensitive, data: .object(["reservation": .number(4217)]))
+        var started = clock.now
+        let sealed = try sealer.seal(content, to: record.currentKey(at: now), ttl: 3600, now: now)
+        let sealTime = clock.now - started
+        say("3. backend sealed for key \(sealed.recipientKeyID.hex) as server key \(identity.keyID.hex): "
+            + "\(sealed.payload.count) of 4096 bytes, in \(format(sealTime))")
+
+        // 4. Delivery over real TLS + HTTP/2 with an ES256 provider token.
+        let issuer = try ProviderTokenIssuer(
+            key: APNsSigningKey(contentsOfFile: path("AuthKey_\(keyID).p8")), keyID: keyID, teamID: teamID)
+        var configuration = APNsClientConfiguration(
+            endpoint: APNsEndpoint(host: "127.0.0.1", port: emulator.port),
+            trustRoots: .pemFile(path("emulator-cert.pem")))
+        configuration.requestTimeout = .seconds(10)
+        let client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
+        started = clock.now
+        let report = await client.send(APNsNotification(
+            deviceToken: deviceToken, topic: topic, payload: sealed.payload, priority: .immediate,
+            expiration: Date(timeIntervalSince1970: TimeInterval(sealed.expiresAt))))
+        let sendTime = clock.now - started
+        await client.shutdown()
+        guard case .delivered(let apnsID) = report.result else {
+            throw SealedPushError(.io, "the emulator did not accept the notification: \(report.result)")
+        }
+        say("4. APNs accepted it: apns-id \(apnsID.uuidString.lowercased()), \(report.attempts) request, "
+            + "in \(format(sendTime))")
+
+        // 5. What APNs (and anyone logging pushes) sees: the placeholder and an opaque envelope.
+        let delivered = try emulator.recorder.notifications(for: deviceToken.hex).last.map(\.body)
+            .orThrow(SealedPushError(.io, "the emulator recorded nothing for the device"))
+        let seen = String(decoding: delivered, as: UTF8.self)
+        say("5. APNs saw: \(seen.prefix(110))…")
+        let leaked = [title, body, "dinner-plans", "INVITE", "4217"].filter { seen.contains($0) }
+        guard leaked.isEmpty else { throw SealedPushError(.io, "plaintext visible to APNs: \(leaked)") }
+
+        // 6. The device's notification-service step (read-only key ring, replay guard, 25 s deadline).
+        let receiver = try SealedPushReceiver(
+            directory: keyringDirectory, serverPublicKeys: [identity.publicKey], topic: topic)
+        let step = NotificationServiceStep(
+            receiver: receiver, configuration: .init(fallbackPlaceholder: .text(body: "New notification")))
+        started = clock.now
+        let delivery = await withCheckedContinuation { continuation in
+            step.didReceive(NotificationRequest(body: delivered)) { continuation.resume(returning: $0) }
+        }
+        let openTime = clock.now - started
+        guard case .decrypted(let opened) = delivery.content else {
+            throw SealedPushError(.authenticationFailure, "the device fell back: \(delivery.outcome)")
+        }
+        say("6. the extension step opened it in \(format(openTime)) (outcome: \(describe(delivery.outcome))):")
+        say("   title:    \(opened.title ?? "")")
+        say("   body:     \(opened.body ?? "")")
+        say("   badge \(opened.badge.map(String.init) ?? "-"), sound \(opened.sound ?? "-"), "
+            + "thread \(opened.threadID ?? "-"), category \(opened.category ?? "-"), "
+            + "level \(opened.interruptionLevel?.rawValue ?? "-")")
+        guard opened == content else { throw SealedPushError(.malformedContent, "the opened content differs") }
+
+        // 7. The same push again: the replay guard refuses it and the placeholder is shown.
+        let replay = await withCheckedContinuation { continuation in
+            step.didReceive(NotificationRequest(body: delivered)) { continuation.resume(returning: $0) }
+        }
+        say("7. delivering the same push again → \(describe(replay.outcome)) (placeholder shown)")
+        say("done: sealed \(format(sealTime)), sent \(format(sendTime)), opened \(format(openTime)); "
+            + "payload \(sealed.payload.count) bytes")
+    }
+
+    private func say(_ line: String) { CLIIO.writeStdout(line + "\n") }
+
+    private func describe(_ outcome: NotificationOutcome) -> String {
+        switch outcome {
+        case .decrypted: "decrypted"
+        case .fallback(let reason): "fallback: \(reason.rawValue)"
+        }
+    }
+
+    private func format(_ duration: Duration) -> String {
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.2f ms", milliseconds)
+    }
+}
+
+extension Optional {
+    fileprivate func orThrow(_ error: @autoclosure () -> some Error) throws -> Wrapped {
+        guard let value = self else { throw error() }
+        return value
+    }
+}
