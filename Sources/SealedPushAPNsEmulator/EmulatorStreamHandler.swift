@@ -73,10 +73,11 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
             connection.goAway(reason: "Shutdown")
         case .slow(let milliseconds):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let answeredID = apnsID
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(max(0, milliseconds)))) {
                 let (handler, context) = loopBound.value
                 guard context.channel.isActive else { return }
-                handler.answer(context: context, apnsID: apnsID)
+                handler.answer(context: context, apnsID: answeredID)
             }
         case .noResponse:
             break

@@ -106,8 +106,6 @@ struct SendCommand: AsyncParsableCommand {
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
         } catch let error as SealedPushError {
             throw ValidationError(error.description)
-        } catch let error as SealedPushError {
-            throw ValidationError(error.description)
         }
 
         let total = deviceTokens.count * count
