@@ -1,10 +1,10 @@
-import SealedPushCore
 import Foundation
 import Logging
 import NIOCore
 import NIOHPACK
 import NIOPosix
 import NIOSSL
+import SealedPushCore
 import SealedPushServer
 
 /// An HTTP/2 APNs provider client with token authentication.
@@ -99,7 +99,8 @@ public final class APNsClient: Sendable {
                 apnsID: notification.apnsID, deviceToken: notification.deviceToken, result: result,
                 attempts: attempts, possibleDuplicate: possibleDuplicate)
         }
-        func fail(_ reason: APNsReason, status: Int? = nil, timestamp: Date? = nil, _ message: String) -> APNsSendReport {
+        func fail(_ reason: APNsReason, status: Int? = nil, timestamp: Date? = nil, _ message: String) -> APNsSendReport
+        {
             let failure = APNsFailure(reason: reason, status: status, timestamp: timestamp, message: message)
             logger.notice(
                 "APNs notification failed",
@@ -241,7 +242,8 @@ public final class APNsClient: Sendable {
         headers.add(name: "apns-priority", value: String(notification.priority.rawValue))
         if let expiration = notification.expiration {
             headers.add(
-                name: "apns-expiration", value: String(Int64(expiration.timeIntervalSince1970)), indexing: .nonIndexable)
+                name: "apns-expiration", value: String(Int64(expiration.timeIntervalSince1970)), indexing: .nonIndexable
+            )
         }
         if let collapseID = notification.collapseID { headers.add(name: "apns-collapse-id", value: collapseID) }
         headers.add(name: "content-type", value: "application/json")

@@ -1,5 +1,5 @@
-import SealedPushCore
 import Foundation
+import SealedPushCore
 
 /// How an ``APNsClient`` connects, authenticates, limits itself and retries.
 public struct APNsClientConfiguration: Sendable {
@@ -64,7 +64,9 @@ public struct APNsClientConfiguration: Sendable {
             "maxConcurrentStreamsPerConnection must be 1...10000 (got \(maxConcurrentStreamsPerConnection))")
         try check((1...100).contains(retry.maxAttempts), "retry.maxAttempts must be 1...100 (got \(retry.maxAttempts))")
         try check(retry.multiplier >= 1 && retry.multiplier <= 10, "retry.multiplier must be 1...10")
-        try check(retry.initialBackoff >= .zero && retry.maxBackoff >= retry.initialBackoff, "backoffs must be ≥ 0, max ≥ initial")
+        try check(
+            retry.initialBackoff >= .zero && retry.maxBackoff >= retry.initialBackoff,
+            "backoffs must be ≥ 0, max ≥ initial")
         try check(requestTimeout > .zero && deadline > .zero && connectTimeout > .zero, "timeouts must be positive")
         try check((1...65_535).contains(endpoint.port), "the port must be 1...65535")
     }

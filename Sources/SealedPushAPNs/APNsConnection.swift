@@ -49,7 +49,8 @@ final class APNsConnection: @unchecked Sendable {
     /// Set when a GOAWAY arrives. Read and written on the channel's event loop only.
     var goAwayLastStreamID: HTTP2StreamID? { state.goAwayLastStreamID }
 
-    private init(id: Int, channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNsConnectionState) {
+    private init(id: Int, channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNsConnectionState)
+    {
         self.id = id
         self.channel = channel
         self.multiplexer = multiplexer
@@ -81,9 +82,9 @@ final class APNsConnection: @unchecked Sendable {
                 connectionConfiguration.maximumConnectionGlitches = 100_000
                 var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
                 streamConfiguration.streamResetFrameRateLimit.maximumCount = 100_000
-        streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
+                streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
                 streamConfiguration.streamErrorRateLimit.maximumCount = 100_000
-        streamConfiguration.streamErrorRateLimit.windowLength = .seconds(1)
+                streamConfiguration.streamErrorRateLimit.windowLength = .seconds(1)
                 let multiplexer = try sync.configureHTTP2Pipeline(
                     mode: .client, connectionConfiguration: connectionConfiguration,
                     streamConfiguration: streamConfiguration
@@ -132,7 +133,8 @@ final class APNsConnection: @unchecked Sendable {
                     var buffer = stream.allocator.buffer(capacity: request.body.count)
                     buffer.writeBytes(request.body)
                     stream.write(
-                        HTTP2Frame.FramePayload.headers(.init(headers: request.headers, endStream: false)), promise: nil)
+                        HTTP2Frame.FramePayload.headers(.init(headers: request.headers, endStream: false)), promise: nil
+                    )
                     stream.writeAndFlush(
                         HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
                     let timer = loop.scheduleTask(in: timeAmount) {
@@ -181,7 +183,8 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var isReady = false
 
     init(
-        state: APNsConnectionState, ready: EventLoopPromise<Void>, events: @escaping @Sendable (APNsConnectionEvent) -> Void,
+        state: APNsConnectionState, ready: EventLoopPromise<Void>,
+        events: @escaping @Sendable (APNsConnectionEvent) -> Void,
         logger: Logger
     ) {
         self.state = state

@@ -152,7 +152,10 @@ actor APNsConnectionPool {
         connecting += 1
         let id = nextID
         nextID += 1
-        let endpoint = endpoint, sslContext = sslContext, group = group, timeout = connectTimeout
+        let endpoint = endpoint
+        let sslContext = sslContext
+        let group = group
+        let timeout = connectTimeout
         let logger = logger
         Task {
             do {
@@ -177,7 +180,8 @@ actor APNsConnectionPool {
         statistics.increment(\.connectionsOpened)
         logger.debug("APNs connection ready", metadata: ["connection": "\(connection.id)", "endpoint": "\(endpoint)"])
         if entries[connection.id] == nil, connection.channel.isActive {
-            entries[connection.id] = Entry(connection: connection, serverLimit: pendingLimits.removeValue(forKey: connection.id))
+            entries[connection.id] = Entry(
+                connection: connection, serverLimit: pendingLimits.removeValue(forKey: connection.id))
         }
         dispatch()
     }

@@ -32,7 +32,8 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
         var rest = Substring(url.dropFirst(scheme.count))
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("@") else {
-            throw SealedPushError(.invalidArgument, "the endpoint must be https://host[:port] without a path (got \(url))")
+            throw SealedPushError(
+                .invalidArgument, "the endpoint must be https://host[:port] without a path (got \(url))")
         }
         var host: Substring
         var portText: Substring?

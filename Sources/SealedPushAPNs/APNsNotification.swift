@@ -52,12 +52,15 @@ public struct APNsNotification: Sendable, Hashable {
         if payload.count > Self.maximumPayloadBytes {
             return APNsFailure(
                 reason: .payloadTooLarge, status: nil,
-                message: "the body is \(payload.count) bytes, over APNs' \(Self.maximumPayloadBytes)-byte limit; not sent")
+                message:
+                    "the body is \(payload.count) bytes, over APNs' \(Self.maximumPayloadBytes)-byte limit; not sent")
         }
         if payload.isEmpty {
             return APNsFailure(reason: .payloadEmpty, status: nil, message: "the body is empty; not sent")
         }
-        if topic.isEmpty || topic.utf8.count > 255 || topic.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value > 0x7E }) {
+        if topic.isEmpty || topic.utf8.count > 255
+            || topic.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value > 0x7E })
+        {
             return APNsFailure(
                 reason: .missingTopic, status: nil,
                 message: "apns-topic must be the app's bundle id (1–255 printable ASCII characters); not sent")
@@ -68,12 +71,14 @@ public struct APNsNotification: Sendable, Hashable {
             {
                 return APNsFailure(
                     reason: .badCollapseID, status: nil,
-                    message: "apns-collapse-id must be 1–\(Self.maximumCollapseIDBytes) bytes without control characters "
+                    message:
+                        "apns-collapse-id must be 1–\(Self.maximumCollapseIDBytes) bytes without control characters "
                         + "(got \(collapseID.utf8.count)); not sent")
             }
         }
         if let expiration, !(expiration.timeIntervalSince1970 >= 0 && expiration.timeIntervalSince1970 < 1e11) {
-            return APNsFailure(reason: .badExpirationDate, status: nil, message: "apns-expiration is out of range; not sent")
+            return APNsFailure(
+                reason: .badExpirationDate, status: nil, message: "apns-expiration is out of range; not sent")
         }
         return nil
     }
@@ -104,7 +109,8 @@ public struct APNsNotificationTemplate: Sendable, Hashable {
     ///   - priority: Default `.immediate`.
     ///   - expiration: Default nil.
     ///   - collapseID: Default nil.
-    public init(topic: String, priority: APNsPriority = .immediate, expiration: Date? = nil, collapseID: String? = nil) {
+    public init(topic: String, priority: APNsPriority = .immediate, expiration: Date? = nil, collapseID: String? = nil)
+    {
         self.topic = topic
         self.priority = priority
         self.expiration = expiration

@@ -1,10 +1,10 @@
-import SealedPushCore
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SealedPushCore
 
 /// An APNs provider-API emulator on loopback: TLS 1.2+ with ALPN `h2` and a self-signed certificate generated at
 /// start, HTTP/2 (swift-nio-http2), `POST /3/device/<token>` with Apple's rules and reasons, fault injection, and
@@ -40,17 +40,23 @@ public final class APNsEmulator: @unchecked Sendable {
         throws
     {
         guard Self.isLoopback(configuration.host) else {
-            throw SealedPushError(.invalidArgument, "APNs emulator: the emulator binds loopback addresses only, not \(configuration.host)")
+            throw SealedPushError(
+                .invalidArgument, "APNs emulator: the emulator binds loopback addresses only, not \(configuration.host)"
+            )
         }
         guard (0...65_535).contains(configuration.port) else {
-            throw SealedPushError(.invalidArgument, "APNs emulator: port \(configuration.port) is out of range 0...65535")
+            throw SealedPushError(
+                .invalidArgument, "APNs emulator: port \(configuration.port) is out of range 0...65535")
         }
         guard configuration.maxConcurrentStreams >= 1, configuration.threads >= 1, configuration.threads <= 16 else {
-            throw SealedPushError(.invalidArgument, "APNs emulator: maxConcurrentStreams must be ≥ 1 and threads in 1...16")
+            throw SealedPushError(
+                .invalidArgument, "APNs emulator: maxConcurrentStreams must be ≥ 1 and threads in 1...16")
         }
         let total = configuration.faults.totalProbability
         guard total >= 0, total <= 1, configuration.faults.random.allSatisfy({ $0.probability >= 0 }) else {
-            throw SealedPushError(.invalidArgument, "APNs emulator: fault probabilities must be ≥ 0 and sum to at most 1 (got \(total))")
+            throw SealedPushError(
+                .invalidArgument,
+                "APNs emulator: fault probabilities must be ≥ 0 and sum to at most 1 (got \(total))")
         }
         self.configuration = configuration
         self.core = try EmulatorCore(configuration: configuration, logger: logger)
@@ -71,12 +77,17 @@ public final class APNsEmulator: @unchecked Sendable {
             do {
                 try Data(certificatePEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                throw SealedPushError(.io, "APNs emulator: cannot write the certificate to \(path): \(error.localizedDescription)")
+                throw SealedPushError(
+                    .io, "APNs emulator: cannot write the certificate to \(path): \(error.localizedDescription)")
             }
         }
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificate.certificatePEM.utf8),
-                                                                  format: .pem))],
+            certificateChain: [
+                .certificate(
+                    try NIOSSLCertificate(
+                        bytes: Array(certificate.certificatePEM.utf8),
+                        format: .pem))
+            ],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem)))
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
@@ -124,7 +135,8 @@ public final class APNsEmulator: @unchecked Sendable {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
             try? await group.shutdownGracefully()
-            throw SealedPushError(.io, "APNs emulator: cannot bind \(configuration.host):\(configuration.port): \(error)")
+            throw SealedPushError(
+                .io, "APNs emulator: cannot bind \(configuration.host):\(configuration.port): \(error)")
         }
         let port = channel.localAddress?.port ?? configuration.port
         lock.withLock {

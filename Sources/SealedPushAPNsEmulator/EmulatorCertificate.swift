@@ -1,6 +1,6 @@
-import SealedPushCore
-import Foundation
 internal import COpenSSL
+import Foundation
+import SealedPushCore
 
 /// A self-signed TLS certificate and its P-256 private key, generated with OpenSSL when the emulator starts.
 ///
@@ -92,7 +92,9 @@ struct EmulatorCertificate: Sendable {
     }
 
     private static func failure(_ step: String) -> SealedPushError {
-        SealedPushError(.io, "APNs emulator: cannot generate the emulator's TLS certificate (\(step)): "
-            + drainErrors().joined(separator: "; "))
+        SealedPushError(
+            .io,
+            "APNs emulator: cannot generate the emulator's TLS certificate (\(step)): "
+                + drainErrors().joined(separator: "; "))
     }
 }

@@ -73,10 +73,11 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
             connection.goAway(reason: "Shutdown")
         case .slow(let milliseconds):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let answeredID = apnsID
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(max(0, milliseconds)))) {
                 let (handler, context) = loopBound.value
                 guard context.channel.isActive else { return }
-                handler.answer(context: context, apnsID: apnsID)
+                handler.answer(context: context, apnsID: answeredID)
             }
         case .noResponse:
             break
@@ -115,7 +116,8 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
         let promise = context.eventLoop.makePromise(of: Void.self)
         if let body {
             context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: false))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: promise)
+            context.writeAndFlush(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: promise)
         } else {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: promise)
         }

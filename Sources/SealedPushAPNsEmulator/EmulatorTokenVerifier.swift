@@ -1,6 +1,6 @@
-import SealedPushCore
 import Crypto
 import Foundation
+import SealedPushCore
 
 /// Checks `authorization: bearer <jwt>` as APNs does: ES256 signature (swift-crypto P-256, an implementation
 /// independent of the provider's OpenSSL), `kid` and `iss`, age (older than 60 minutes → ExpiredProviderToken),
@@ -41,7 +41,8 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
         if pem.contains("PUBLIC KEY") {
             do { return try P256.Signing.PublicKey(pemRepresentation: pem) } catch {
-                throw SealedPushError(.invalidKey, "APNs emulator: the auth key is not a P-256 public key PEM: \(error)")
+                throw SealedPushError(
+                    .invalidKey, "APNs emulator: the auth key is not a P-256 public key PEM: \(error)")
             }
         }
         do { return try P256.Signing.PrivateKey(pemRepresentation: pem).publicKey } catch {

@@ -1,5 +1,5 @@
-import SealedPushCore
 import ArgumentParser
+import SealedPushCore
 import SealedPushServer
 
 /// `sealed-push apns-keygen --out KEY.p8`: a test APNs signing key in Apple's format.

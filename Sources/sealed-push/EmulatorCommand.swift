@@ -1,14 +1,14 @@
-import SealedPushCore
 import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
 import SealedPushAPNsEmulator
+import SealedPushCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `sealed-push emulator`: an APNs emulator on loopback (TLS + HTTP/2) that serves until stopped.
@@ -78,7 +78,8 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("token-update-scope"),
-        help: "Where a new provider token within 20 minutes gets 429 TooManyProviderTokenUpdates: connection, key, none.")
+        help:
+            "Where a new provider token within 20 minutes gets 429 TooManyProviderTokenUpdates: connection, key, none.")
     var tokenUpdateScope: TokenUpdateScope = .connection
 
     @Option(name: .long, help: "Event-loop threads.")
@@ -110,7 +111,9 @@ struct EmulatorCommand: AsyncParsableCommand {
             case "goaway": return .goAway
             case "silent": return .noResponse
             default:
-                if entry.hasPrefix("slow:"), let milliseconds = Int(entry.dropFirst(5)), (0...600_000).contains(milliseconds) {
+                if entry.hasPrefix("slow:"), let milliseconds = Int(entry.dropFirst(5)),
+                    (0...600_000).contains(milliseconds)
+                {
                     return .slow(milliseconds: milliseconds)
                 }
                 throw ValidationError("unknown fault '\(entry)' in --fault-script")
@@ -123,7 +126,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         do { keyText = try String(contentsOfFile: authKey, encoding: .utf8) } catch {
             throw ValidationError("cannot read --auth-key \(authKey): \(error.localizedDescription)")
         }
-        var configuration = APNsEmulatorConfiguration(authKeyPEM: keyText, keyID: keyID, teamID: teamID, host: host, port: port)
+        var configuration = APNsEmulatorConfiguration(
+            authKeyPEM: keyText, keyID: keyID, teamID: teamID, host: host, port: port)
         configuration.certificateOutputPath = certOut
         configuration.recordDirectory = recordDir
         configuration.maxConcurrentStreams = maxStreams
@@ -138,7 +142,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             random: [
                 .init(.tooManyRequests, probability: fault429), .init(.internalServerError, probability: fault500),
                 .init(.serviceUnavailable, probability: fault503), .init(.connectionReset, probability: faultReset),
-                .init(.goAway, probability: faultGoAway), .init(.slow(milliseconds: slowMilliseconds), probability: faultSlow),
+                .init(.goAway, probability: faultGoAway),
+                .init(.slow(milliseconds: slowMilliseconds), probability: faultSlow),
             ].filter { $0.probability > 0 },
             seed: seed)
 
@@ -157,8 +162,10 @@ struct EmulatorCommand: AsyncParsableCommand {
         await Self.waitForTerminationSignal()
         let recorder = emulator.recorder
         await emulator.stop()
-        print("stopped: \(recorder.totalRequests) requests, \(recorder.totalAccepted) accepted, "
-            + "faults \(recorder.faultsInjected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        let faults = recorder.faultsInjected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        print(
+            "stopped: \(recorder.totalRequests) requests, \(recorder.totalAccepted) accepted, "
+                + "faults \(faults.joined(separator: " "))")
     }
 
     /// Waits for SIGINT or SIGTERM.

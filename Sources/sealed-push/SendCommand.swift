@@ -1,8 +1,8 @@
-import SealedPushCore
 import ArgumentParser
 import Foundation
 import Logging
 import SealedPushAPNs
+import SealedPushCore
 import SealedPushServer
 
 /// `sealed-push send`: deliver notifications over HTTP/2 with token auth, with a progress line and a summary.
@@ -14,7 +14,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "https://host[:port] (e.g. https://api.push.apple.com or the emulator).")
     var endpoint: String
 
-    @Option(name: .long, help: "A PEM file of certificates to trust instead of the system's (the emulator's --cert-out).")
+    @Option(
+        name: .long, help: "A PEM file of certificates to trust instead of the system's (the emulator's --cert-out).")
     var ca: String?
 
     @Option(name: .customLong("auth-key"), help: "The .p8 token-signing key.")
@@ -43,6 +44,11 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HTTP/2 connections at most.")
     var connections = 1
 
+    @Option(
+        name: .customLong("streams-per-connection"),
+        help: "Concurrent streams per connection at most (the server's limit also applies).")
+    var streamsPerConnection = 1000
+
     @Option(name: .long, help: "apns-priority: 10 or 5.")
     var priority = 10
 
@@ -61,11 +67,18 @@ struct SendCommand: AsyncParsableCommand {
     func validate() throws {
         guard !tokens.isEmpty else { throw ValidationError("give at least one --token") }
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1...10000000") }
-        guard tokens.count * count <= 10_000_000 else { throw ValidationError("at most 10,000,000 notifications per run") }
+        guard tokens.count * count <= 10_000_000 else {
+            throw ValidationError("at most 10,000,000 notifications per run")
+        }
         guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
         guard (1...64).contains(connections) else { throw ValidationError("--connections must be 1...64") }
+        guard (1...10_000).contains(streamsPerConnection) else {
+            throw ValidationError("--streams-per-connection must be 1...10000")
+        }
         guard priority == 10 || priority == 5 else { throw ValidationError("--priority must be 10 or 5") }
-        guard (1...600_000).contains(timeoutMilliseconds) else { throw ValidationError("--timeout-ms must be 1...600000") }
+        guard (1...600_000).contains(timeoutMilliseconds) else {
+            throw ValidationError("--timeout-ms must be 1...600000")
+        }
     }
 
     func run() async throws {
@@ -88,10 +101,9 @@ struct SendCommand: AsyncParsableCommand {
             var configuration = APNsClientConfiguration(
                 endpoint: try APNsEndpoint(url: endpoint), trustRoots: ca.map { .pemFile($0) } ?? .system)
             configuration.maxConnections = connections
+            configuration.maxConcurrentStreamsPerConnection = streamsPerConnection
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
-        } catch let error as SealedPushError {
-            throw ValidationError(error.description)
         } catch let error as SealedPushError {
             throw ValidationError(error.description)
         }
@@ -123,7 +135,9 @@ struct SendCommand: AsyncParsableCommand {
         lines.append("possible duplicates: \(summary.possibleDuplicates)")
         lines.append(
             "connections: \(statistics.connectionsOpened), GOAWAY: \(statistics.goAwaysReceived), "
-                + String(format: "time: %.3f s, %.0f notifications/s", seconds, seconds > 0 ? Double(summary.total) / seconds : 0))
+                + String(
+                    format: "time: %.3f s, %.0f notifications/s", seconds,
+                    seconds > 0 ? Double(summary.total) / seconds : 0))
         return lines.joined(separator: "\n")
     }
 }
@@ -159,7 +173,8 @@ final class SendProgress: @unchecked Sendable {
     }
 
     private func draw() {
-        let line = "\rsent \(summary.total)/\(total)  delivered \(summary.delivered)  failed \(summary.failed)  "
+        let line =
+            "\rsent \(summary.total)/\(total)  delivered \(summary.delivered)  failed \(summary.failed)  "
             + "retried \(summary.retried)"
         FileHandle.standardError.write(Data(line.utf8))
     }

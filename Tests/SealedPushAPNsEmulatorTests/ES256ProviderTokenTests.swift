@@ -1,6 +1,6 @@
-import SealedPushCore
 import Crypto
 import Foundation
+import SealedPushCore
 import SealedPushServer
 import Testing
 
@@ -19,7 +19,8 @@ struct ES256ProviderTokenTests {
         let pem = try APNsKeyGenerator.generatePEM()
         let text = String(decoding: pem, as: UTF8.self)
         #expect(text.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
-        let issuer = try ProviderTokenIssuer(key: try APNsSigningKey(pemBytes: pem), keyID: "KEY1234567", teamID: "TEAM765432")
+        let issuer = try ProviderTokenIssuer(
+            key: try APNsSigningKey(pemBytes: pem), keyID: "KEY1234567", teamID: "TEAM765432")
         let token = try issuer.makeToken(issuedAt: Date(timeIntervalSince1970: 1_800_000_123.9))
 
         let parts = token.jwt.split(separator: ".", omittingEmptySubsequences: false)
@@ -85,7 +86,9 @@ struct ES256ProviderTokenTests {
 
     @Test func identifiersAreChecked() throws {
         let key = try APNsSigningKey(pemBytes: try APNsKeyGenerator.generatePEM())
-        #expect(throws: SealedPushError.self) { try ProviderTokenIssuer(key: key, keyID: "short", teamID: "TEAM765432") }
+        #expect(throws: SealedPushError.self) {
+            try ProviderTokenIssuer(key: key, keyID: "short", teamID: "TEAM765432")
+        }
         #expect(throws: SealedPushError.self) {
             try ProviderTokenIssuer(key: key, keyID: "KEY1234567", teamID: "team\"76543")
         }
@@ -107,9 +110,11 @@ struct ES256ProviderTokenTests {
         let message = Array("openssl dgst check".utf8)
         let raw = try key.sign(message)
 
-        guard let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else { return }
+        guard
+            let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return }
         // openssl dgst wants DER: build SEQUENCE { INTEGER r, INTEGER s } from r || s by hand.
         func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
             var value = Array(bytes.drop { $0 == 0 })

@@ -1,5 +1,5 @@
-import SealedPushCore
 import Foundation
+import SealedPushCore
 import SealedPushServer
 import Testing
 
@@ -24,7 +24,8 @@ struct EmulatorRulesTests {
 
     init() throws {
         keyPEM = try APNsKeyGenerator.generatePEM()
-        issuer = try ProviderTokenIssuer(key: try APNsSigningKey(pemBytes: keyPEM), keyID: "ABC123DEFG", teamID: "TEAM123456")
+        issuer = try ProviderTokenIssuer(
+            key: try APNsSigningKey(pemBytes: keyPEM), keyID: "ABC123DEFG", teamID: "TEAM123456")
         authorization = try issuer.makeToken(issuedAt: Self.now).authorizationHeader
         var configuration = APNsEmulatorConfiguration(
             authKeyPEM: String(decoding: keyPEM, as: UTF8.self), keyID: "ABC123DEFG", teamID: "TEAM123456")
@@ -87,7 +88,8 @@ struct EmulatorRulesTests {
         #expect(reason(try request { $0["apns-push-type"] = "loud" }) == "400 InvalidPushType")
         #expect(reason(try request { $0["apns-priority"] = "7" }) == "400 BadPriority")
         #expect(reason(try request { $0["apns-expiration"] = "soon" }) == "400 BadExpirationDate")
-        #expect(reason(try request { $0["apns-collapse-id"] = String(repeating: "c", count: 65) }) == "400 BadCollapseId")
+        #expect(
+            reason(try request { $0["apns-collapse-id"] = String(repeating: "c", count: 65) }) == "400 BadCollapseId")
         #expect(reason(try request { $0["apns-collapse-id"] = String(repeating: "c", count: 64) }) == "200")
     }
 
@@ -117,19 +119,24 @@ struct EmulatorRulesTests {
 
         let otherKey = try APNsSigningKey(pemBytes: try APNsKeyGenerator.generatePEM())
         let forged = try ProviderTokenIssuer(key: otherKey, keyID: "ABC123DEFG", teamID: "TEAM123456")
-        #expect(reason(try request(authorization: try forged.makeToken(issuedAt: Self.now).authorizationHeader))
-            == "403 InvalidProviderToken")
+        #expect(
+            reason(try request(authorization: try forged.makeToken(issuedAt: Self.now).authorizationHeader))
+                == "403 InvalidProviderToken")
         let otherTeam = try ProviderTokenIssuer(key: issuer.key, keyID: "ABC123DEFG", teamID: "TEAM000000")
-        #expect(reason(try request(authorization: try otherTeam.makeToken(issuedAt: Self.now).authorizationHeader))
-            == "403 InvalidProviderToken")
+        #expect(
+            reason(try request(authorization: try otherTeam.makeToken(issuedAt: Self.now).authorizationHeader))
+                == "403 InvalidProviderToken")
         let otherKid = try ProviderTokenIssuer(key: issuer.key, keyID: "ABC123DEFX", teamID: "TEAM123456")
-        #expect(reason(try request(authorization: try otherKid.makeToken(issuedAt: Self.now).authorizationHeader))
-            == "403 InvalidProviderToken")
+        #expect(
+            reason(try request(authorization: try otherKid.makeToken(issuedAt: Self.now).authorizationHeader))
+                == "403 InvalidProviderToken")
 
         // A tampered claim: swap the claims of a valid token.
         let valid = try issuer.makeToken(issuedAt: Self.now).jwt.split(separator: ".")
         let other = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-100)).jwt.split(separator: ".")
-        #expect(reason(try request(authorization: "bearer \(valid[0]).\(other[1]).\(valid[2])")) == "403 InvalidProviderToken")
+        #expect(
+            reason(try request(authorization: "bearer \(valid[0]).\(other[1]).\(valid[2])"))
+                == "403 InvalidProviderToken")
 
         let stale = try issuer.makeToken(issuedAt: Self.now.addingTimeInterval(-61 * 60))
         #expect(reason(try request(authorization: stale.authorizationHeader)) == "403 ExpiredProviderToken")

@@ -1,5 +1,5 @@
-import SealedPushCore
 import SealedPushAPNs
+import SealedPushCore
 import Testing
 
 @Suite("APNs endpoint and backoff")
@@ -8,7 +8,8 @@ struct APNsEndpointTests {
         #expect(try APNsEndpoint(url: "https://api.push.apple.com") == .production)
         #expect(try APNsEndpoint(url: "https://127.0.0.1:2197/") == APNsEndpoint(host: "127.0.0.1", port: 2197))
         #expect(try APNsEndpoint(url: "https://[::1]:8443") == APNsEndpoint(host: "::1", port: 8443))
-        for bad in ["http://x", "https://", "https://x:0", "https://x:70000", "https://x/3/device", "https://u@x", "x"] {
+        for bad in ["http://x", "https://", "https://x:0", "https://x:70000", "https://x/3/device", "https://u@x", "x"]
+        {
             #expect(throws: SealedPushError.self, "\(bad)") { try APNsEndpoint(url: bad) }
         }
         #expect(APNsEndpoint.sandbox.host == "api.development.push.apple.com")

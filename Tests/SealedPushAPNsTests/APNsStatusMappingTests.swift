@@ -1,7 +1,7 @@
-import SealedPushCore
 import Foundation
 import SealedPushAPNs
 import SealedPushAPNsEmulator
+import SealedPushCore
 import SealedPushServer
 import Testing
 
@@ -56,7 +56,8 @@ struct APNsStatusMappingTests {
             let client = try fixture.makeClient()
 
             // 400 BadDeviceToken: well-formed but unknown to APNs. Not retried.
-            let badToken = APNsNotification(deviceToken: unknown, topic: APNsTestFixture.topic, payload: APNsTestFixture.payload)
+            let badToken = APNsNotification(
+                deviceToken: unknown, topic: APNsTestFixture.topic, payload: APNsTestFixture.payload)
             let r1 = await client.send(badToken)
             #expect(r1.result.failure?.status == 400)
             #expect(r1.result.failure?.reason == .badDeviceToken)
@@ -70,7 +71,8 @@ struct APNsStatusMappingTests {
             #expect(r2.result.failure?.reason == .topicDisallowed)
 
             // 410 Unregistered with its timestamp, also on the pruning stream.
-            let goneNotification = APNsNotification(deviceToken: gone, topic: APNsTestFixture.topic, payload: APNsTestFixture.payload)
+            let goneNotification = APNsNotification(
+                deviceToken: gone, topic: APNsTestFixture.topic, payload: APNsTestFixture.payload)
             let r3 = await client.send(goneNotification)
             #expect(r3.result.failure?.status == 410)
             #expect(r3.result.failure?.reason == .unregistered)
@@ -188,7 +190,8 @@ struct APNsStatusMappingTests {
     ])
     func retryableStatusesAreRetriedThenReported(fault: EmulatorFault, status: Int, reason: APNsReason) async throws {
         // 4 failures in a row exhaust maxAttempts = 4; the next notification gets one failure then succeeds.
-        try await withFixture({ $0.faults = EmulatorFaultPlan(script: [fault, fault, fault, fault, fault]) }) { fixture in
+        try await withFixture({ $0.faults = EmulatorFaultPlan(script: [fault, fault, fault, fault, fault]) }) {
+            fixture in
             let client = try fixture.makeClient()
             let exhausted = fixture.notification(1)
             let r1 = await client.send(exhausted)

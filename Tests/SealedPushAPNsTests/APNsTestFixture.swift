@@ -44,7 +44,8 @@ struct APNsTestFixture {
         let key = try APNsSigningKey(pemBytes: keyPEM ?? self.keyPEM)
         let issuer = try ProviderTokenIssuer(key: key, keyID: keyID, teamID: Self.teamID)
         return try APNsClient(
-            configuration: configuration ?? clientConfiguration(), tokenIssuer: issuer, logger: Self.quietLogger("client"))
+            configuration: configuration ?? clientConfiguration(), tokenIssuer: issuer,
+            logger: Self.quietLogger("client"))
     }
 
     func stop() async {

@@ -1,5 +1,5 @@
-import SealedPushCore
 import Foundation
+import SealedPushCore
 import SealedPushServer
 import Testing
 

@@ -1,13 +1,13 @@
-import SealedPushCore
-import Foundation
 internal import COpenSSL
+import Foundation
+import SealedPushCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Makes test APNs signing keys in Apple's `.p8` format (unencrypted PKCS#8 PEM, P-256) with OpenSSL.
@@ -62,57 +62,6 @@ public enum APNsKeyGenerator {
     public static func writeNewKey(to path: String, overwrite: Bool = false) throws {
         var pem = try generatePEM()
         defer { for index in pem.indices { pem[index] = 0 } }
-        try writeSecretFile(pem, to: path, overwrite: overwrite)
-    }
-
-    /// Writes secret bytes to `path` with mode 0600 atomically: temporary file in the same directory, fsync,
-    /// rename, fsync of the directory.
-    /// - Parameters:
-    ///   - bytes: The file content.
-    ///   - path: The destination.
-    ///   - overwrite: Whether an existing file may be replaced.
-    /// - Throws: `SealedPushError` with code `.io`.
-    static func writeSecretFile(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
-        if !overwrite, access(path, F_OK) == 0 {
-            throw SealedPushError(.io, "\(path) already exists; refusing to overwrite a key file")
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let base = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw SealedPushError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-        var ok = false
-        defer {
-            if !ok { unlink(temporary) }
-        }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(descriptor, base + written, raw.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                close(descriptor)
-                throw SealedPushError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))")
-            }
-            written += result
-        }
-        guard fsync(descriptor) == 0 else {
-            close(descriptor)
-            throw SealedPushError(.io, "fsync of \(temporary) failed: \(String(cString: strerror(errno)))")
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else {
-            throw SealedPushError(.io, "cannot rename to \(path): \(String(cString: strerror(errno)))")
-        }
-        ok = true
-        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        try KeyFile.writeAtomically(pem, toPath: path, replacingExisting: overwrite)
     }
 }

@@ -1,6 +1,6 @@
-import SealedPushCore
-import Foundation
 internal import COpenSSL
+import Foundation
+import SealedPushCore
 
 /// An APNs token-authentication signing key: the P-256 private key from Apple's `.p8` file (unencrypted PKCS#8
 /// PEM, `-----BEGIN PRIVATE KEY-----`), used through OpenSSL to make ES256 signatures.

@@ -1,5 +1,5 @@
-import SealedPushCore
 internal import COpenSSL
+import SealedPushCore
 
 /// Drains OpenSSL's thread-local error queue so a failure can be reported (and the queue is clean for the next
 /// call on this thread).
@@ -26,6 +26,7 @@ enum OpenSSLErrorQueue {
     /// Makes an error whose message ends with the drained queue (library strings only, never key material).
     static func error(_ code: SealedPushError.Code, _ message: String) -> SealedPushError {
         let queue = drain()
-        return SealedPushError(code, queue.isEmpty ? message : message + " [OpenSSL: " + queue.joined(separator: "; ") + "]")
+        return SealedPushError(
+            code, queue.isEmpty ? message : message + " [OpenSSL: " + queue.joined(separator: "; ") + "]")
     }
 }

@@ -1,5 +1,5 @@
-import SealedPushCore
 import Foundation
+import SealedPushCore
 
 /// The one provider token shared by every connection of a client, renewed inside Apple's window.
 ///

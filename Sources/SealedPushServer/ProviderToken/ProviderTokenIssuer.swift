@@ -1,5 +1,5 @@
-import SealedPushCore
 import Foundation
+import SealedPushCore
 
 /// Makes APNs provider tokens (ES256 JWTs) for one key id and team id.
 public struct ProviderTokenIssuer: Sendable {
@@ -53,11 +53,13 @@ public struct ProviderTokenIssuer: Sendable {
     }
 
     private static func checkIdentifier(_ value: String, name: String) throws {
-        let valid = value.utf8.count == identifierLength
+        let valid =
+            value.utf8.count == identifierLength
             && value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
         guard valid else {
             throw SealedPushError(
-                .invalidArgument, "the \(name) must be \(identifierLength) characters A-Z or 0-9 (got \(value.utf8.count))")
+                .invalidArgument,
+                "the \(name) must be \(identifierLength) characters A-Z or 0-9 (got \(value.utf8.count))")
         }
     }
 
