@@ -22,7 +22,7 @@ cd "$root"
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 nice_level=${FUZZ_NICE:-10}
 
-all_targets=$(sed -n 's/.*\.executableTarget(name: "\(Fuzz[A-Za-z0-9]*\)".*/\1/p' Fuzz/Package.swift)
+all_targets=$(grep -o 'name: "Fuzz[A-Za-z0-9]*"' Fuzz/Package.swift | sed 's/name: "\(.*\)"/\1/' | grep -v '^FuzzSupport$')
 targets=${*:-$all_targets}
 
 if [[ -z "${FUZZ_NO_BUILD:-}" ]]; then
