@@ -59,32 +59,68 @@ public enum Base64URL {
     /// - Returns: The decoded bytes.
     /// - Throws: ``SealedPushError`` with code `badEncoding`.
     public static func decode(utf8 chars: [UInt8]) throws -> [UInt8] {
-        if chars.count % 4 == 1 {
+        let remainder = chars.count % 4
+        if remainder == 1 {
             throw SealedPushError(
                 .badEncoding, "base64url text of \(chars.count) characters is impossible (length ≡ 1 mod 4)")
         }
-        var out = [UInt8]()
-        out.reserveCapacity(chars.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for (position, char) in chars.enumerated() {
-            let value = reverse[Int(char)]
-            if value == 0xFF {
-                let shown = char == UInt8(ascii: "=") ? "padding '='" : "byte 0x\(String(char, radix: 16))"
-                throw SealedPushError(
-                    .badEncoding, "base64url text has \(shown) at position \(position); only A-Z a-z 0-9 - _ allowed")
-            }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        // Whole quads first (4 characters → 3 bytes) into an exactly sized buffer, then the 2- or 3-character tail;
+        // an invalid character stops at its quad, so the first one in the text is the one reported.
+        let outputCount = chars.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var out = [UInt8](repeating: 0, count: outputCount)
+        var failure: SealedPushError?
+        reverse.withUnsafeBufferPointer { table in
+            chars.withUnsafeBufferPointer { source in
+                out.withUnsafeMutableBufferPointer { destination in
+                    func invalid(from start: Int) -> SealedPushError {
+                        var position = start
+                        while position < source.count, table[Int(source[position])] != 0xFF { position += 1 }
+                        let char = source[position]
+                        let shown = char == UInt8(ascii: "=") ? "padding '='" : "byte 0x\(String(char, radix: 16))"
+                        return SealedPushError(
+                            .badEncoding,
+                            "base64url text has \(shown) at position \(position); only A-Z a-z 0-9 - _ allowed")
+                    }
+                    var input = 0
+                    var output = 0
+                    let whole = source.count - remainder
+                    while input < whole {
+                        let a = table[Int(source[input])], b = table[Int(source[input + 1])]
+                        let c = table[Int(source[input + 2])], d = table[Int(source[input + 3])]
+                        guard (a | b | c | d) & 0x80 == 0 else {
+                            failure = invalid(from: input)
+                            return
+                        }
+                        let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        destination[output] = UInt8(truncatingIfNeeded: value >> 16)
+                        destination[output + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                        destination[output + 2] = UInt8(truncatingIfNeeded: value)
+                        input += 4
+                        output += 3
+                    }
+                    guard remainder > 0 else { return }
+                    let a = table[Int(source[input])], b = table[Int(source[input + 1])]
+                    let c = remainder == 3 ? table[Int(source[input + 2])] : 0
+                    guard (a | b | c) & 0x80 == 0 else {
+                        failure = invalid(from: input)
+                        return
+                    }
+                    destination[output] = a << 2 | b >> 4
+                    let unusedBitsSet: Bool
+                    if remainder == 3 {
+                        destination[output + 1] = (b & 0x0F) << 4 | c >> 2
+                        unusedBitsSet = c & 0x03 != 0
+                    } else {
+                        unusedBitsSet = b & 0x0F != 0
+                    }
+                    if unusedBitsSet {
+                        failure = SealedPushError(
+                            .badEncoding, "base64url text is not canonical: its last character has unused bits set")
+                    }
+                }
             }
         }
-        if accumulator != 0 {
-            throw SealedPushError(.badEncoding, "base64url text is not canonical: its last character has unused bits set")
-        }
+        if let failure { throw failure }
         return out
     }
 }
