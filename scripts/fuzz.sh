@@ -7,7 +7,8 @@
 # Corpora: seeds in Fuzz/Corpus/<Target> (committed) plus, when Specs/vectors/envelope-v1.json exists, seeds made
 # from its positive and negative payloads; new inputs go to .fuzz-corpus/<Target> (not committed). Findings (crash-,
 # timeout-, oom-, leak- files) go to fuzz-out/<Target>/. After a finding the target restarts for the remaining time,
-# so one run can report several. Exit status: 0 when no target found anything, 1 otherwise, 2 on a build failure.
+# so one run can report several. Exit status: 0 when every target ran and found nothing, 1 otherwise (a finding, or a
+# target that could not start), 2 on a build failure.
 #
 # With TARGETs, only those products are built (the Core targets build in a minute; FuzzClientOpen adds swift-crypto,
 # FuzzEmulatorRequest adds NIO). Environment: FUZZ_NO_BUILD=1 skips the build; FUZZ_SCRATCH (default .build-fuzz)
@@ -129,6 +130,7 @@ for target in $targets; do
         if [[ -z "$run" ]]; then
             echo "  $target did not run (see $log):" >&2
             tail -3 "$log" | sed 's/^/    /' >&2
+            status=1
             break
         fi
         execs=$(( execs + run ))
