@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// The exactly-once state machine behind one notification request.
@@ -15,7 +19,7 @@ final class CompletionGate: @unchecked Sendable {
         case finished
     }
 
-    private let lock = NSLock()
+    private let lock = ClientLock()
     private var state = State.pending(best: nil)
     private var handler: Handler?
     private var observer: (@Sendable (NotificationOutcome) -> Void)?

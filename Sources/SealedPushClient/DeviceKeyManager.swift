@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// The app-side key lifecycle over a read-write ``KeyStore``: create, rotate, prune, and the registration record.

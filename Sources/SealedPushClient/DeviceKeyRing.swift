@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// A device's X25519 key ring: one current key and the retired keys still inside their grace window.

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// Opens SealedPush envelopes on the device (spec §8, steps 1–12) with swift-crypto's HPKE in mode_auth.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// A ``KeyStore`` keeping the key ring in one file, `keyring.json`, inside a private directory.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// A persisted ``ReplayGuard``: `replay-v1.bin` in a directory shared by the app and its extension.

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one place the client touches swift-crypto's HPKE: suite 0x0020/0x0001/0x0003
 /// (`HPKE.Ciphersuite.Curve25519_SHA256_ChachaPoly`), base mode (RFC 9180 vectors only) or auth mode (envelopes).

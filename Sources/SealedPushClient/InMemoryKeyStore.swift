@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// A ``KeyStore`` in memory, for tests and previews. It stores the key ring in its file form, so loading goes
@@ -8,7 +12,7 @@ import SealedPushCore
 /// ``setAvailable(_:)`` simulates a device that has not been unlocked since boot.
 public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
     private final class Storage: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = ClientLock()
         var bytes: [UInt8]?
         var available = true
     }

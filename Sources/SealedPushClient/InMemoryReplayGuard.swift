@@ -1,9 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// A ``ReplayGuard`` in memory (tests, or a process that never restarts). Thread-safe.
 public final class InMemoryReplayGuard: ReplayGuard, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ClientLock()
     private var ledger = ReplayLedger()
 
     /// The most message ids kept at once.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import Dispatch
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// The notification service extension's work, without Apple frameworks: it mirrors
@@ -131,7 +136,7 @@ public final class NotificationServiceStep: Sendable {
 
     /// Pending requests by id.
     private final class Registry: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ClientLock()
         private var counter: UInt64 = 0
         private var gates: [UInt64: CompletionGate] = [:]
 

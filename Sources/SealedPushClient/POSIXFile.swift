@@ -5,7 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// Small POSIX file helpers shared by ``FileKeyStore`` and ``FileReplayGuard``: bounded reads, atomic 0600 writes
@@ -42,7 +46,7 @@ enum POSIXFile {
     /// existing directory to 0700.
     static func ensurePrivateDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0, errno == ENOENT {
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !parent.isEmpty, parent != path {
                 try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             }

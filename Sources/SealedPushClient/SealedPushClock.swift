@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A source of the current time in UNIX seconds, injectable so tests and tools can pin "now".
 ///

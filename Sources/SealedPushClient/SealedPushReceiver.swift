@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedPushCore
 
 /// The device's complete receive path: load the key ring read-only, open the envelope (spec §8 steps 1–12) and

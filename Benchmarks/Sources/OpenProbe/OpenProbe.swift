@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SealedPushClient
 import SealedPushCore
 
@@ -11,7 +20,7 @@ struct OpenProbe {
         let arguments = CommandLine.arguments
         if arguments.count == 2, arguments[1] == "--noop" { return }
         guard arguments.count == 5 else {
-            FileHandle.standardError.write(Data("usage: sealed-push-open-probe DIR SPK1:… TOPIC PAYLOAD\n".utf8))
+            writeAll(2, ("usage: sealed-push-open-probe DIR SPK1:… TOPIC PAYLOAD\n".utf8))
             exit(2)
         }
         do {
@@ -20,13 +29,24 @@ struct OpenProbe {
                 serverPublicKeys: [try KeyText.decodePublicKey(arguments[2])], topic: arguments[3])
             let body = try [UInt8](Data(contentsOf: URL(fileURLWithPath: arguments[4])))
             let opened = try receiver.open(body: body)
-            FileHandle.standardOutput.write(Data(try opened.content.canonicalJSON() + [0x0A]))
+            writeAll(1, (try opened.content.canonicalJSON() + [0x0A]))
         } catch let error as SealedPushError {
-            FileHandle.standardError.write(Data("\(error.code): \(error.message)\n".utf8))
+            writeAll(2, ("\(error.code): \(error.message)\n".utf8))
             exit(1)
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            writeAll(2, ("\(error)\n".utf8))
             exit(1)
         }
+    }
+}
+
+/// Writes bytes to a file descriptor (no FileHandle: it lives in full Foundation on Linux).
+private func writeAll(_ descriptor: Int32, _ bytes: some Sequence<UInt8>) {
+    let buffer = Array(bytes)
+    var offset = 0
+    while offset < buffer.count {
+        let written = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 { return }
+        offset += written
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a device sends its backend so the backend can seal to it (see `Specs/keyring-v1.md`).
 ///
@@ -60,9 +64,7 @@ public struct DeviceRegistration: Sendable, Hashable, Codable {
     /// - Parameter date: The date.
     /// - Returns: The text form.
     public static func formatDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        ISO8601.format(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds.
@@ -72,11 +74,10 @@ public struct DeviceRegistration: Sendable, Hashable, Codable {
     /// - Returns: The date.
     /// - Throws: ``SealedPushError`` with code `invalidArgument`.
     public static func parseDate(_ text: String, field: String = "date") throws -> Date {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        throw SealedPushError(.invalidArgument, "\(field) \"\(text.prefix(40))\" is not an ISO 8601 date like 2026-11-21T10:00:00Z")
+        guard let seconds = ISO8601.parse(text) else {
+            throw SealedPushError(
+                .invalidArgument, "\(field) \"\(text.prefix(40))\" is not an ISO 8601 date like 2026-11-21T10:00:00Z")
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

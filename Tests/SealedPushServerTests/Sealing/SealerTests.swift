@@ -122,7 +122,20 @@ import Testing
             title: "Quarterly numbers", subtitle: "Board only", body: "Revenue up 12 percent", badge: 77,
             sound: "chime.caf", threadID: "thread-secret", category: "CATEGORY_SECRET")
         let sealed = try makeSealer().seal(content, to: device())
-        let body = String(decoding: sealed.payload, as: UTF8.self)
+        // Everything in clear is the body minus the envelope text; the envelope text is base64url only.
+        // (Searching the whole body would fail by chance whenever the random base64url happens to contain "77".)
+        guard case .object(var members) = try JSONParser.parse(sealed.payload),
+            case .string(let envelopeText) = members.removeValue(forKey: "sp")
+        else {
+            Issue.record("the payload has no envelope member")
+            return
+        }
+        #expect(envelopeText.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0)
+            || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        var clear = JSONWriter()
+        clear.value(.object(members))
+        let body = String(decoding: clear.bytes, as: UTF8.self)
+        #expect(body == #"{"aps":{"alert":{"body":"New notification"},"mutable-content":1}}"#)
         for fragment in ["Quarterly", "numbers", "Board", "Revenue", "12 percent", "77", "chime", "thread-secret",
             "CATEGORY_SECRET", "badge", "thread-id", "category", "subtitle", "title"]
         {
