@@ -46,4 +46,12 @@ import Testing
         #expect(throws: SealedPushError.self) { try NotificationContent(relevanceScore: .nan).canonicalJSON() }
         #expect(throws: SealedPushError.self) { try NotificationContent(data: .number(.infinity)).canonicalJSON() }
     }
+
+    /// The number examples written out in spec §4.1.
+    @Test func canonicalNumbersAsTheSpecStates() throws {
+        let numbers: [Double] = [-3, 42, 0.5, 0.0001, 0.00001, 2.5e-7, 1e16, 1.2345678901234568e20, 1e15 + 0.5]
+        let content = NotificationContent(data: .array(numbers.map(JSONValue.number)))
+        #expect(String(decoding: try content.canonicalJSON(), as: UTF8.self)
+            == #"{"data":[-3,42,0.5,0.0001,1e-05,2.5e-07,1e+16,1.2345678901234568e+20,1000000000000000.5]}"#)
+    }
 }
