@@ -27,4 +27,27 @@ import Testing
     func rejects(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }
+
+    /// Found by the FuzzRegistration smoke run in CI: an offset that moves the instant past year 9999 (or before
+    /// 0000) parsed into something the formatter could not write back.
+    @Test(arguments: [
+        "9999-12-31T23:59:59.9999-13:59", "9999-12-31T23:59:59.9999-13:53", "9999-12-31T23:59:59.99060999-13:51",
+        "0000-01-01T00:00:00+00:01",
+    ])
+    func rejectsInstantsOutsideFourDigitYears(text: String) {
+        #expect(ISO8601.parse(text) == nil)
+    }
+
+    @Test func edgesRoundTripAndFormattingClamps() {
+        #expect(ISO8601.parse("9999-12-31T23:59:59Z") == ISO8601.latest)
+        #expect(ISO8601.parse("0000-01-01T00:00:00Z") == ISO8601.earliest)
+        #expect(ISO8601.parse("9999-12-31T23:59:59+13:59") == ISO8601.latest - 50_340)
+        #expect(ISO8601.format(unixSeconds: .max) == "9999-12-31T23:59:59Z")
+        #expect(ISO8601.format(unixSeconds: .min) == "0000-01-01T00:00:00Z")
+        #expect(ISO8601.clampedSeconds(.infinity) == ISO8601.latest)
+        #expect(ISO8601.clampedSeconds(-.infinity) == ISO8601.earliest)
+        #expect(ISO8601.clampedSeconds(.nan) == 0)
+        #expect(ISO8601.clampedSeconds(1e300) == ISO8601.latest)
+        #expect(ISO8601.clampedSeconds(-0.5) == -1)
+    }
 }

@@ -2,8 +2,13 @@
 ///
 /// Formats `YYYY-MM-DDTHH:MM:SSZ`; parses `YYYY-MM-DDTHH:MM:SS`, optional `.fraction`, then `Z` or `±HH:MM`.
 enum ISO8601 {
-    /// Formats whole UNIX seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the instants a four-digit year can write in UTC.
+    static let earliest: Int64 = -62_167_219_200
+    static let latest: Int64 = 253_402_300_799
+
+    /// Formats whole UNIX seconds as `YYYY-MM-DDTHH:MM:SSZ`, clamped to years 0000 ... 9999.
     static func format(unixSeconds: Int64) -> String {
+        let unixSeconds = min(max(unixSeconds, earliest), latest)
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let secondOfDay = unixSeconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -13,8 +18,18 @@ enum ISO8601 {
             + "\(two(secondOfDay % 60))Z"
     }
 
+    /// Clamps a time interval since 1970 (any double, even NaN or infinite) to whole seconds in years 0000 ... 9999.
+    static func clampedSeconds(_ interval: Double) -> Int64 {
+        guard interval.isFinite else { return interval > 0 ? latest : (interval < 0 ? earliest : 0) }
+        let floored = interval.rounded(.down)
+        if floored <= Double(earliest) { return earliest }
+        if floored >= Double(latest) { return latest }
+        return Int64(floored)
+    }
+
     /// Parses an RFC 3339 timestamp into UNIX seconds (fractions are truncated toward the earlier second).
-    /// - Returns: Seconds since 1970-01-01T00:00:00Z, or nil if the text is not a valid timestamp.
+    /// - Returns: Seconds since 1970-01-01T00:00:00Z, or nil if the text is not a valid timestamp or, after its
+    ///   offset, falls outside years 0000 ... 9999 UTC (so everything parsed can be formatted back).
     static func parse(_ text: String) -> Int64? {
         let chars = Array(text.utf8)
         var index = 0
@@ -62,7 +77,9 @@ enum ISO8601 {
             return nil
         }
         guard index == chars.count else { return nil }
-        return days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        guard seconds >= earliest, seconds <= latest else { return nil }
+        return seconds
     }
 
     private static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }

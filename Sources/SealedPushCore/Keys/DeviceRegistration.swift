@@ -61,10 +61,10 @@ public struct DeviceRegistration: Sendable, Hashable, Codable {
     }
 
     /// Formats a date as ISO 8601 in UTC with whole seconds, for example `2026-11-21T10:00:00Z`.
-    /// - Parameter date: The date.
+    /// - Parameter date: The date; one outside years 0000 ... 9999 is clamped to that range.
     /// - Returns: The text form.
     public static func formatDate(_ date: Date) -> String {
-        ISO8601.format(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+        ISO8601.format(unixSeconds: ISO8601.clampedSeconds(date.timeIntervalSince1970))
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds.
