@@ -59,23 +59,36 @@ final class SodiumFloor {
         crypto_auth_hmacsha256_final(&state, &out)
     }
 
+    /// The DHKEM ExtractAndExpand and the key schedule: 5 HMAC-SHA256 calls over the current `dh` and the given
+    /// encapsulated key, leaving `key` and `nonce` set. The DH output feeds the extract input, as in the real
+    /// computation (data dependence).
+    @inline(__always)
+    private func keySchedule(enc: [UInt8]) {
+        for i in 0..<64 { eaePRKInput[eaePRKInput.count - 64 + i] = dh[i] }
+        Self.hmac(key: [], message: eaePRKInput, into: &prk)
+        for i in 0..<32 { sharedSecretInfo[sharedSecretInfo.count - 97 + i] = enc[i] }
+        Self.hmac(key: prk, message: sharedSecretInfo, into: &sharedSecret)
+        Self.hmac(key: sharedSecret, message: secretInput, into: &secret)
+        Self.hmac(key: secret, message: keyInfo, into: &key)
+        Self.hmac(key: secret, message: nonceInfo, into: &nonce)
+    }
+
+    /// The X25519 operations: `ephemeral`·pkR, and (when `staticDH`) the static-static skS·pkR.
+    @inline(__always)
+    private func diffieHellman(ephemeral: [UInt8], staticDH: Bool) {
+        dh.withUnsafeMutableBufferPointer { out in
+            _ = crypto_scalarmult(out.baseAddress!, ephemeral, pkR)
+            if staticDH { _ = crypto_scalarmult(out.baseAddress! + 32, skS, pkR) }
+        }
+    }
+
     /// One seal's primitives; `staticDH` adds the static-static X25519 (a first seal, no cache).
     /// - Returns: A byte of the output, for the sink.
     func sealPrimitives(staticDH: Bool) -> Int {
         randombytes_buf(&skE, 32)
         crypto_scalarmult_base(&pkE, skE)
-        dh.withUnsafeMutableBufferPointer { out in
-            _ = crypto_scalarmult(out.baseAddress!, skE, pkR)
-            if staticDH { _ = crypto_scalarmult(out.baseAddress! + 32, skS, pkR) }
-        }
-        // Data-dependence: the DH output feeds the extract input, as in the real computation.
-        for i in 0..<64 { eaePRKInput[eaePRKInput.count - 64 + i] = dh[i] }
-        Self.hmac(key: [], message: eaePRKInput, into: &prk)
-        for i in 0..<32 { sharedSecretInfo[sharedSecretInfo.count - 97 + i] = pkE[i] }
-        Self.hmac(key: prk, message: sharedSecretInfo, into: &sharedSecret)
-        Self.hmac(key: sharedSecret, message: secretInput, into: &secret)
-        Self.hmac(key: secret, message: keyInfo, into: &key)
-        Self.hmac(key: secret, message: nonceInfo, into: &nonce)
+        diffieHellman(ephemeral: skE, staticDH: staticDH)
+        keySchedule(enc: pkE)
         var written: UInt64 = 0
         crypto_aead_chacha20poly1305_ietf_encrypt(
             &ciphertext, &written, plaintext, UInt64(plaintext.count), aad, UInt64(aad.count), nil, nonce, key)
@@ -85,17 +98,8 @@ final class SodiumFloor {
     /// The opening side's primitives (2 X25519, 5 HMAC, one ChaCha20-Poly1305 decryption of a valid ciphertext),
     /// the floor for an open. Uses its own fixed ephemeral key so the derived key matches ``openCiphertext``.
     func openPrimitives() -> Int {
-        dh.withUnsafeMutableBufferPointer { out in
-            _ = crypto_scalarmult(out.baseAddress!, openSkE, pkR)
-            _ = crypto_scalarmult(out.baseAddress! + 32, skS, pkR)
-        }
-        for i in 0..<64 { eaePRKInput[eaePRKInput.count - 64 + i] = dh[i] }
-        Self.hmac(key: [], message: eaePRKInput, into: &prk)
-        for i in 0..<32 { sharedSecretInfo[sharedSecretInfo.count - 97 + i] = openPkE[i] }
-        Self.hmac(key: prk, message: sharedSecretInfo, into: &sharedSecret)
-        Self.hmac(key: sharedSecret, message: secretInput, into: &secret)
-        Self.hmac(key: secret, message: keyInfo, into: &key)
-        Self.hmac(key: secret, message: nonceInfo, into: &nonce)
+        diffieHellman(ephemeral: openSkE, staticDH: true)
+        keySchedule(enc: openPkE)
         var written: UInt64 = 0
         let status = crypto_aead_chacha20poly1305_ietf_decrypt(
             &opened, &written, nil, openCiphertext, UInt64(openCiphertext.count), aad, UInt64(aad.count), nonce, key)
@@ -111,26 +115,12 @@ final class SodiumFloor {
     /// Seals once with the fixed open key so ``openPrimitives()`` decrypts a ciphertext with a valid tag.
     func prepareOpen() {
         crypto_scalarmult_base(&openPkE, openSkE)
-        let savedSkE = skE, savedPkE = pkE
-        skE = openSkE
-        pkE = openPkE
-        dh.withUnsafeMutableBufferPointer { out in
-            _ = crypto_scalarmult(out.baseAddress!, skE, pkR)
-            _ = crypto_scalarmult(out.baseAddress! + 32, skS, pkR)
-        }
-        for i in 0..<64 { eaePRKInput[eaePRKInput.count - 64 + i] = dh[i] }
-        Self.hmac(key: [], message: eaePRKInput, into: &prk)
-        for i in 0..<32 { sharedSecretInfo[sharedSecretInfo.count - 97 + i] = pkE[i] }
-        Self.hmac(key: prk, message: sharedSecretInfo, into: &sharedSecret)
-        Self.hmac(key: sharedSecret, message: secretInput, into: &secret)
-        Self.hmac(key: secret, message: keyInfo, into: &key)
-        Self.hmac(key: secret, message: nonceInfo, into: &nonce)
+        diffieHellman(ephemeral: openSkE, staticDH: true)
+        keySchedule(enc: openPkE)
         var written: UInt64 = 0
         openCiphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
         opened = [UInt8](repeating: 0, count: plaintext.count)
         crypto_aead_chacha20poly1305_ietf_encrypt(
             &openCiphertext, &written, plaintext, UInt64(plaintext.count), aad, UInt64(aad.count), nil, nonce, key)
-        skE = savedSkE
-        pkE = savedPkE
     }
 }
