@@ -46,23 +46,12 @@ struct SendPayloadOptions: ParsableArguments {
 
     /// A builder for one device's body.
     /// - Returns: A function from device token to body bytes.
-    /// - Throws: `ValidationError` if the source cannot be read.
+    /// - Throws: `SealedPushError` (`io`, or `invalidArgument` for a file over APNs' 4096-byte limit; nothing is
+    ///   sent) if the source cannot be read.
     func makePayloadBuilder(topic: String) throws -> @Sendable (DeviceToken) throws -> [UInt8] {
         if let sealing = try makeSealingBuilder(topic: topic) { return sealing }
         guard let payload else { throw ValidationError("give --payload FILE") }
-        let bytes: [UInt8]
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: payload))
-            defer { try? handle.close() }
-            // Read one byte past the limit so an oversize file is reported as such.
-            bytes = Array(try handle.read(upToCount: APNsNotification.maximumPayloadBytes + 1) ?? Data())
-        } catch {
-            throw ValidationError("cannot read --payload \(payload): \(error.localizedDescription)")
-        }
-        guard bytes.count <= APNsNotification.maximumPayloadBytes else {
-            throw ValidationError(
-                "--payload \(payload) is over APNs' \(APNsNotification.maximumPayloadBytes)-byte limit; nothing sent")
-        }
+        let bytes = try CLIIO.read(payload, limit: APNsNotification.maximumPayloadBytes, what: "--payload \(payload)")
         return { _ in bytes }
     }
 }

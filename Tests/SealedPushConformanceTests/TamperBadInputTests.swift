@@ -317,12 +317,7 @@ import Testing
     @Test func badInputThroughTheExtensionStep() async throws {
         let fixture = try TamperFixture.shared.get()
         let fallback = Placeholder.localized(key: "SEALEDPUSH_FALLBACK")
-        let receiver = try SealedPushReceiver(
-            keyStore: InMemoryKeyStore(keyRing: fixture.ring), replayGuard: InMemoryReplayGuard(),
-            serverPublicKeys: [fixture.identity.publicKey], topic: TamperFixture.topic,
-            clock: .fixed(TamperFixture.now))
-        let step = NotificationServiceStep(
-            receiver: receiver, configuration: .init(deadline: .seconds(60), fallbackPlaceholder: fallback))
+        let step = try fixture.extensionStep(fallback: fallback)
         let text = Self.b64(try Self.original())
         let cases: [(String, [UInt8], FallbackReason)] = [
             ("truncated body", Array(Self.body(text).dropLast(3)), .malformed),

@@ -79,12 +79,7 @@ import Testing
     func everyFlipThroughTheExtensionStepEndsInThePlaceholder(chunk: Int) async throws {
         let fixture = try TamperFixture.shared.get()
         let fallback = Placeholder.text(title: "SealedPush", body: "You have a new message")
-        let receiver = try SealedPushReceiver(
-            keyStore: InMemoryKeyStore(keyRing: fixture.ring), replayGuard: InMemoryReplayGuard(),
-            serverPublicKeys: [fixture.identity.publicKey], topic: TamperFixture.topic,
-            clock: .fixed(TamperFixture.now))
-        let step = NotificationServiceStep(
-            receiver: receiver, configuration: .init(deadline: .seconds(60), fallbackPlaceholder: fallback))
+        let step = try fixture.extensionStep(fallback: fallback)
         let perChunk = TamperFixture.envelopeCount / Self.chunks
         var mismatches = [String]()
         var delivered = 0

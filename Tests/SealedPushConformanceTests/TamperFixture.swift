@@ -130,3 +130,16 @@ extension [UInt8] {
         return copy
     }
 }
+
+extension TamperFixture {
+    /// The extension step over this fixture's key ring (in memory), a fresh replay guard and the fixed clock, with
+    /// a generous deadline so only the envelope decides the outcome.
+    /// - Parameter fallback: The placeholder the step delivers on failure.
+    func extensionStep(fallback: Placeholder) throws -> NotificationServiceStep {
+        let receiver = try SealedPushReceiver(
+            keyStore: InMemoryKeyStore(keyRing: ring), replayGuard: InMemoryReplayGuard(),
+            serverPublicKeys: [identity.publicKey], topic: Self.topic, clock: .fixed(Self.now))
+        return NotificationServiceStep(
+            receiver: receiver, configuration: .init(deadline: .seconds(60), fallbackPlaceholder: fallback))
+    }
+}
