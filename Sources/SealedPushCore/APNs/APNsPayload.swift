@@ -48,8 +48,17 @@ public enum APNsPayload {
     ///   - paddedPlaintextLength: The padded plaintext's length (a bucket).
     /// - Returns: `len(prefix) + b64len(82 + 16 + paddedPlaintextLength) + len(suffix)`.
     public static func bodyLength(placeholder: Placeholder, paddedPlaintextLength: Int) -> Int {
+        bodyLength(prefixLength: prefix(placeholder: placeholder).count, paddedPlaintextLength: paddedPlaintextLength)
+    }
+
+    /// The exact body length from a precomputed prefix length (a sender keeps its placeholder's prefix).
+    /// - Parameters:
+    ///   - prefixLength: The length of ``prefix(placeholder:)``.
+    ///   - paddedPlaintextLength: The padded plaintext's length (a bucket).
+    /// - Returns: `prefixLength + b64len(82 + 16 + paddedPlaintextLength) + len(suffix)`.
+    public static func bodyLength(prefixLength: Int, paddedPlaintextLength: Int) -> Int {
         let envelopeLength = EnvelopeV1.headerLength + EnvelopeV1.tagLength + paddedPlaintextLength
-        return prefix(placeholder: placeholder).count + Base64URL.encodedLength(envelopeLength) + suffix.count
+        return prefixLength + Base64URL.encodedLength(envelopeLength) + suffix.count
     }
 
     /// Throws unless a body of the given length fits the budget.

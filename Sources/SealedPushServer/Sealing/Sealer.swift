@@ -150,7 +150,7 @@ public final class Sealer: Sendable {
             throw SealedPushError(
                 .invalidKey, "an ephemeral private key is \(X25519.keyLength) bytes, got \(ephemeralPrivateKey.count)")
         }
-        let bodyLength = APNsPayload.bodyLength(placeholder: placeholder, paddedPlaintextLength: plaintext.count)
+        let bodyLength = APNsPayload.bodyLength(prefixLength: payloadPrefix.count, paddedPlaintextLength: plaintext.count)
         try APNsPayload.checkBudget(bodyLength)
         return try seal(
             paddedPlaintext: plaintext, to: device, ephemeralPrivateKey: SecretBytes(copying: ephemeralPrivateKey),
@@ -170,7 +170,7 @@ public final class Sealer: Sendable {
         var json = try content.canonicalJSON()
         defer { Sodium.wipe(&json) }
         var padded = try Padding.pad(json)
-        let bodyLength = APNsPayload.bodyLength(placeholder: placeholder, paddedPlaintextLength: padded.count)
+        let bodyLength = APNsPayload.bodyLength(prefixLength: payloadPrefix.count, paddedPlaintextLength: padded.count)
         guard bodyLength <= APNsPayload.maxBodyBytes else {
             let paddedLength = padded.count
             Sodium.wipe(&padded)
