@@ -44,10 +44,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        // MARK: The Edwards-to-Montgomery map for X25519 public keys (public data only; see its header)
+        .target(name: "CCurve25519Map"),
+
         // MARK: Server: libsodium sealing, `aps` emission, OpenSSL provider token (no networking)
         .target(
             name: "SealedPushServer",
-            dependencies: ["SealedPushCore", "CSodium", "COpenSSL"]
+            dependencies: ["SealedPushCore", "CSodium", "COpenSSL", "CCurve25519Map"]
         ),
 
         // MARK: APNs delivery: HTTP/2 provider client (networking kept out of SealedPushServer)
@@ -116,7 +119,9 @@ let package = Package(
 
         // MARK: Tests (mirror the sources)
         .testTarget(name: "SealedPushCoreTests", dependencies: ["SealedPushCore", "SealedPushTestSupport"]),
-        .testTarget(name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport"]),
+        .testTarget(
+            name: "SealedPushServerTests", dependencies: ["SealedPushServer", "SealedPushTestSupport", "CCurve25519Map"]
+        ),
         .testTarget(
             name: "SealedPushAPNsTests",
             dependencies: ["SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport"]

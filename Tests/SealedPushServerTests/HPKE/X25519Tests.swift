@@ -48,6 +48,31 @@ import Testing
         }
     }
 
+    /// The public key comes from libsodium's Edwards table and the birational map; the variable-base Montgomery
+    /// ladder X25519(sk, 9) is an independent libsodium path to the same bytes. Random keys plus the edge scalars:
+    /// all zero (the Edwards route refuses it and the ladder answers), all ones, small values, one bit set.
+    @Test func publicKeyMatchesTheMontgomeryLadder() throws {
+        let basePoint: [UInt8] = [9] + [UInt8](repeating: 0, count: 31)
+        var keys: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0xff, count: 32),
+            [UInt8](repeating: 0x80, count: 32), [UInt8](repeating: 0x7f, count: 32),
+        ]
+        for value in 1...16 { keys.append([UInt8(value)] + [UInt8](repeating: 0, count: 31)) }
+        for bit in 0..<256 {
+            var key = [UInt8](repeating: 0, count: 32)
+            key[bit / 8] = 1 << (bit % 8)
+            keys.append(key)
+        }
+        for _ in 0..<2_000 { keys.append(try X25519.generatePrivateKey().bytes) }
+        var mismatches = 0
+        for key in keys where try X25519.publicKey(privateKey: key) != X25519.sharedSecret(
+            privateKey: key, publicKey: basePoint
+        ).bytes {
+            mismatches += 1
+        }
+        #expect(mismatches == 0, "\(mismatches) of \(keys.count) public keys differ from the ladder")
+    }
+
     @Test func generatedKeysDiffer() throws {
         let first = try X25519.generatePrivateKey()
         let second = try X25519.generatePrivateKey()
