@@ -20,7 +20,8 @@ package enum HKDFSHA256 {
 
     /// HKDF-Extract with the input keying material fed in pieces by `feedIKM`.
     static func extract(salt: some RawBytes, feedIKM: (inout HMACSHA256) -> Void) -> SecretBytes {
-        var mac = HMACSHA256(key: salt)
+        let saltIsEmpty = salt.withUnsafeBytes { $0.isEmpty }
+        var mac = saltIsEmpty ? HMACSHA256.emptyKey : HMACSHA256(key: salt)
         feedIKM(&mac)
         return mac.finalize()
     }
@@ -41,6 +42,16 @@ package enum HKDFSHA256 {
     static func expand(
         prk: some RawBytes, length: Int, feedInfo: (inout HMACSHA256) -> Void
     ) throws -> SecretBytes {
+        var keyed = HMACSHA256(key: prk)
+        defer { keyed.wipe() }
+        return try expand(keyedBy: keyed, length: length, feedInfo: feedInfo)
+    }
+
+    /// HKDF-Expand with the PRK given as a MAC keyed with it (nothing fed yet), so several expansions under one
+    /// PRK key the MAC once. `keyed` is copied per output block; the caller wipes its own copy.
+    static func expand(
+        keyedBy keyed: HMACSHA256, length: Int, feedInfo: (inout HMACSHA256) -> Void
+    ) throws -> SecretBytes {
         guard length >= 0, length <= maxOutputLength else {
             throw HPKEError.outputTooLong(requested: length, limit: maxOutputLength)
         }
@@ -51,7 +62,7 @@ package enum HKDFSHA256 {
             var produced = 0
             var counter: UInt8 = 1
             while produced < length {
-                var mac = HMACSHA256(key: prk)
+                var mac = keyed
                 if counter > 1 { mac.update(block) }
                 feedInfo(&mac)
                 mac.update(byte: counter)

@@ -4,11 +4,19 @@ internal import CSodium
 ///
 /// Inputs are fed piece by piece, so labeled HKDF inputs (label || secret) are never concatenated into a
 /// temporary buffer that would need wiping. The state is wiped when the MAC is finalized.
+///
+/// A copy of a keyed MAC that nothing has been fed into yet starts a new MAC with the same key: that is how
+/// several MACs under one key are run without keying each. Every copy holds the keyed state, so each must be
+/// finalized or wiped.
 struct HMACSHA256 {
     /// The output length in bytes.
     static let byteCount = 32
 
     private var state = crypto_auth_hmacsha256_state()
+
+    /// A MAC keyed with the empty key (HKDF-Extract's default salt), keyed once: copies start from this state,
+    /// which saves the two compressions of keying on every use. The empty key is not secret.
+    static let emptyKey = HMACSHA256(key: [UInt8]())
 
     /// Starts a MAC keyed with `key` (any length; keys over 64 bytes are hashed as HMAC specifies).
     init(key: some RawBytes) {

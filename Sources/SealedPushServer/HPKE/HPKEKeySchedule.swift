@@ -46,12 +46,14 @@ package struct HPKEKeySchedule: Sendable {
     /// - Throws: ``HPKEError`` if a derivation fails (it cannot for these fixed lengths).
     package func senderContext(sharedSecret: SecretBytes, includeExporter: Bool = false) throws -> HPKESenderContext {
         let suite = HPKESuite.hpke
-        let secret = secret(sharedSecret: sharedSecret)
-        let key = try suite.labeledExpand(prk: secret, label: "key", info: context, length: HPKESuite.keyLength)
+        // key, base_nonce and exporter_secret are all expanded from `secret`: key the MAC once and copy it.
+        var keyed = HMACSHA256(key: secret(sharedSecret: sharedSecret))
+        defer { keyed.wipe() }
+        let key = try suite.labeledExpand(keyedBy: keyed, label: "key", info: context, length: HPKESuite.keyLength)
         let baseNonce = try suite.labeledExpand(
-            prk: secret, label: "base_nonce", info: context, length: HPKESuite.nonceLength)
+            keyedBy: keyed, label: "base_nonce", info: context, length: HPKESuite.nonceLength)
         let exporterSecret = includeExporter
-            ? try suite.labeledExpand(prk: secret, label: "exp", info: context, length: HPKESuite.secretLength)
+            ? try suite.labeledExpand(keyedBy: keyed, label: "exp", info: context, length: HPKESuite.secretLength)
             : nil
         return HPKESenderContext(key: key, baseNonce: baseNonce, exporterSecret: exporterSecret)
     }

@@ -53,11 +53,20 @@ package struct HPKESuite: Sendable {
     package func labeledExpand(
         prk: some RawBytes, label: String, info: some RawBytes, length: Int
     ) throws -> SecretBytes {
+        var keyed = HMACSHA256(key: prk)
+        defer { keyed.wipe() }
+        return try labeledExpand(keyedBy: keyed, label: label, info: info, length: length)
+    }
+
+    /// LabeledExpand with the PRK given as a MAC keyed with it (see ``HKDFSHA256/expand(keyedBy:length:feedInfo:)``).
+    func labeledExpand(
+        keyedBy keyed: HMACSHA256, label: String, info: some RawBytes, length: Int
+    ) throws -> SecretBytes {
         guard length >= 0, length <= Int(UInt16.max) else {
             throw HPKEError.outputTooLong(requested: length, limit: Int(UInt16.max))
         }
         let labelBytes = Array(label.utf8)
-        return try HKDFSHA256.expand(prk: prk, length: length) { mac in
+        return try HKDFSHA256.expand(keyedBy: keyed, length: length) { mac in
             mac.update(Self.i2osp2(UInt16(length)))
             mac.update(Self.versionLabel)
             mac.update(suiteID)
