@@ -5,6 +5,11 @@ internal import CSodiumBench
 /// ExtractAndExpand and the key schedule (with the topic's `psk_id_hash`/`info_hash` precomputed, as a sender
 /// does), and one ChaCha20-Poly1305-IETF encryption. No allocation, no formatting: nothing a real sealer can skip.
 ///
+/// Key generation comes in two routes (``KeyGeneration``): libsodium's X25519 ladder `crypto_scalarmult_base`,
+/// and its fixed-base Edwards table `crypto_scalarmult_ed25519_base` alone — without the u-coordinate map a real
+/// sealer must add, so that floor is a strict lower bound. HMACs that share a key are keyed once (the empty
+/// key of `eae_prk`, and `secret` for `key` and `base_nonce`), as a careful sealer does.
+///
 /// HMAC inputs have the exact lengths of the real labeled inputs (RFC 9180 §4, §5.1, §4.1).
 final class SodiumFloor {
     private var skE = [UInt8](repeating: 0, count: 32)
@@ -52,12 +57,27 @@ final class SodiumFloor {
         prepareOpen()
     }
 
-    private static func hmac(key: [UInt8], message: [UInt8], into out: inout [UInt8]) {
-        var state = crypto_auth_hmacsha256_state()
-        crypto_auth_hmacsha256_init(&state, key, key.count)
+    /// How the floor derives the ephemeral public key.
+    enum KeyGeneration {
+        /// `crypto_scalarmult_base`: libsodium's X25519 Montgomery ladder.
+        case ladder
+        /// `crypto_scalarmult_ed25519_base`: libsodium's fixed-base Edwards table, without the map to u.
+        case edwardsTable
+    }
+
+    private static func hmac(keyed: crypto_auth_hmacsha256_state, message: [UInt8], into out: inout [UInt8]) {
+        var state = keyed
         crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
         crypto_auth_hmacsha256_final(&state, &out)
     }
+
+    private static func keyed(_ key: [UInt8]) -> crypto_auth_hmacsha256_state {
+        var state = crypto_auth_hmacsha256_state()
+        crypto_auth_hmacsha256_init(&state, key, key.count)
+        return state
+    }
+
+    private static let emptyKeyed = keyed([])
 
     /// The DHKEM ExtractAndExpand and the key schedule: 5 HMAC-SHA256 calls over the current `dh` and the given
     /// encapsulated key, leaving `key` and `nonce` set. The DH output feeds the extract input, as in the real
@@ -65,12 +85,13 @@ final class SodiumFloor {
     @inline(__always)
     private func keySchedule(enc: [UInt8]) {
         for i in 0..<64 { eaePRKInput[eaePRKInput.count - 64 + i] = dh[i] }
-        Self.hmac(key: [], message: eaePRKInput, into: &prk)
+        Self.hmac(keyed: Self.emptyKeyed, message: eaePRKInput, into: &prk)
         for i in 0..<32 { sharedSecretInfo[sharedSecretInfo.count - 97 + i] = enc[i] }
-        Self.hmac(key: prk, message: sharedSecretInfo, into: &sharedSecret)
-        Self.hmac(key: sharedSecret, message: secretInput, into: &secret)
-        Self.hmac(key: secret, message: keyInfo, into: &key)
-        Self.hmac(key: secret, message: nonceInfo, into: &nonce)
+        Self.hmac(keyed: Self.keyed(prk), message: sharedSecretInfo, into: &sharedSecret)
+        Self.hmac(keyed: Self.keyed(sharedSecret), message: secretInput, into: &secret)
+        let keyedBySecret = Self.keyed(secret)
+        Self.hmac(keyed: keyedBySecret, message: keyInfo, into: &key)
+        Self.hmac(keyed: keyedBySecret, message: nonceInfo, into: &nonce)
     }
 
     /// The X25519 operations: `ephemeral`·pkR, and (when `staticDH`) the static-static skS·pkR.
@@ -84,9 +105,12 @@ final class SodiumFloor {
 
     /// One seal's primitives; `staticDH` adds the static-static X25519 (a first seal, no cache).
     /// - Returns: A byte of the output, for the sink.
-    func sealPrimitives(staticDH: Bool) -> Int {
+    func sealPrimitives(staticDH: Bool, keyGeneration: KeyGeneration) -> Int {
         randombytes_buf(&skE, 32)
-        crypto_scalarmult_base(&pkE, skE)
+        switch keyGeneration {
+        case .ladder: crypto_scalarmult_base(&pkE, skE)
+        case .edwardsTable: _ = crypto_scalarmult_ed25519_base(&pkE, skE)
+        }
         diffieHellman(ephemeral: skE, staticDH: staticDH)
         keySchedule(enc: pkE)
         var written: UInt64 = 0
