@@ -44,4 +44,68 @@ import Testing
         #expect(result.status == 0)
         #expect(result.u == [UInt8](repeating: 0, count: 32))
     }
+
+    private func invert(_ value: [UInt8], variableTime: Bool) -> [UInt8] {
+        var out = [UInt8](repeating: 0xaa, count: 32)
+        _ = sealedpush_fe25519_invert(&out, value, variableTime ? 1 : 0)
+        return out
+    }
+
+    /// Known inverses modulo p = 2^255 - 19: 1/1 = 1, 1/2 = (p + 1) / 2 = 2^254 - 9, 1/(p - 1) = p - 1, and the
+    /// convention 1/0 = 0; each by both methods.
+    @Test(arguments: [true, false])
+    func knownInverses(variableTime: Bool) throws {
+        let one: [UInt8] = [1] + [UInt8](repeating: 0, count: 31)
+        let two: [UInt8] = [2] + [UInt8](repeating: 0, count: 31)
+        let half = try #require(
+            RFC9180Vectors.bytes(fromHex: "f7ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff3f"))
+        let minusOne = try #require(
+            RFC9180Vectors.bytes(fromHex: "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"))
+        let zero = [UInt8](repeating: 0, count: 32)
+        #expect(invert(one, variableTime: variableTime) == one)
+        #expect(invert(two, variableTime: variableTime) == half)
+        #expect(invert(half, variableTime: variableTime) == two)
+        #expect(invert(minusOne, variableTime: variableTime) == minusOne)
+        #expect(invert(zero, variableTime: variableTime) == zero)
+    }
+
+    /// The map's variable-time inversion (safegcd) against Fermat's z^(p-2): two unrelated algorithms, on random
+    /// elements and on the edges (p - k, 2^k, values >= p, all ones).
+    @Test func variableTimeInverseMatchesFermat() {
+        var values: [[UInt8]] = []
+        var state: UInt64 = 0x5eed_1234_abcd_0001
+        func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+        for _ in 0..<20_000 {
+            var value = [UInt8]()
+            for _ in 0..<4 { withUnsafeBytes(of: next().littleEndian) { value.append(contentsOf: $0) } }
+            values.append(value)
+        }
+        for k in 1...40 {  // p - k and 2^(6k)
+            var minus = [UInt8](repeating: 0xff, count: 32)
+            minus[31] = 0x7f
+            minus[0] = UInt8(0xed - k)
+            values.append(minus)
+            var power = [UInt8](repeating: 0, count: 32)
+            power[(k * 6) / 8] = 1 << ((k * 6) % 8)
+            values.append(power)
+        }
+        for j in 0..<19 {  // p + j, encodings of j at or above p
+            var above = [UInt8](repeating: 0xff, count: 32)
+            above[31] = 0x7f
+            above[0] = UInt8(0xed + j)
+            values.append(above)
+        }
+        values.append([UInt8](repeating: 0xff, count: 32))
+        var mismatches = 0
+        for value in values where invert(value, variableTime: true) != invert(value, variableTime: false) {
+            mismatches += 1
+        }
+        #expect(mismatches == 0, "\(mismatches) of \(values.count) inverses differ")
+    }
 }
