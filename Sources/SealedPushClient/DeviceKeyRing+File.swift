@@ -13,12 +13,8 @@ extension DeviceKeyRing {
     /// The largest key ring file accepted, in bytes (a ring holds a handful of keys; anything bigger is corrupt).
     public static let maxFileBytes = 1 << 20
 
-    private struct FileModel: Decodable {
-        var format: String
-        var keys: [KeyModel]
-    }
-
-    private struct KeyModel: Decodable {
+    /// One entry of the file's `keys` array.
+    private struct KeyModel {
         var keyId: String
         var publicKey: String
         var privateKey: String
@@ -36,21 +32,27 @@ extension DeviceKeyRing {
         guard fileBytes.count <= Self.maxFileBytes else {
             throw Self.corrupt("the file is larger than \(Self.maxFileBytes) bytes")
         }
-        let model: FileModel
+        // Core's strict parser rather than JSONDecoder: one small parser for every JSON the client reads, and a
+        // smaller footprint for a one-shot open (spec: keyring-v1 §2; unknown members are ignored).
+        let root: JSONValue
         do {
-            model = try JSONDecoder().decode(FileModel.self, from: Data(fileBytes))
+            root = try JSONParser.parse(fileBytes, maxDepth: 8, errorCode: .keyStoreCorrupt)
         } catch {
             throw Self.corrupt("the file is not key ring JSON")
         }
-        guard model.format == Self.fileFormat else {
-            throw Self.corrupt("unknown format \"\(model.format.prefix(64))\" (expected \"\(Self.fileFormat)\")")
+        guard let format = root["format"]?.stringValue, let entries = root["keys"]?.arrayValue else {
+            throw Self.corrupt("the file is not key ring JSON (it needs a string \"format\" and an array \"keys\")")
         }
-        guard !model.keys.isEmpty else {
+        guard format == Self.fileFormat else {
+            throw Self.corrupt("unknown format \"\(format.prefix(64))\" (expected \"\(Self.fileFormat)\")")
+        }
+        guard !entries.isEmpty else {
             throw Self.corrupt("the key ring holds no key")
         }
+        let models = try entries.enumerated().map { index, entry in try Self.keyModel(entry, index: index) }
         var keys: [Key] = []
         var seen: Set<KeyID> = []
-        for (index, entry) in model.keys.enumerated() {
+        for (index, entry) in models.enumerated() {
             var raw: [UInt8]
             do {
                 raw = try KeyText.decodePrivateKeyFile(Array(entry.privateKey.utf8))
@@ -72,7 +74,7 @@ extension DeviceKeyRing {
             guard seen.insert(key.keyID).inserted else {
                 throw Self.corrupt("key \(key.keyID.hex) appears twice")
             }
-            let isLast = index == model.keys.count - 1
+            let isLast = index == models.count - 1
             guard (entry.retiredAt == nil) == isLast else {
                 throw Self.corrupt("exactly the last key must be current (without retiredAt); key \(index) is not")
             }
@@ -107,6 +109,35 @@ extension DeviceKeyRing {
         }
         out += Array("  ]\n}\n".utf8)
         return out
+    }
+
+    /// One `keys` entry: three strings, `createdAt` and an optional (absent or null) `retiredAt`, each a whole
+    /// number of seconds 0 ... 2^53 − 1.
+    private static func keyModel(_ entry: JSONValue, index: Int) throws -> KeyModel {
+        guard let keyId = entry["keyId"]?.stringValue, let publicKey = entry["publicKey"]?.stringValue,
+            let privateKey = entry["privateKey"]?.stringValue
+        else {
+            throw corrupt("key \(index): keyId, publicKey and privateKey must be strings")
+        }
+        guard let createdAt = seconds(entry["createdAt"]) else {
+            throw corrupt("key \(index): createdAt must be a whole number of seconds")
+        }
+        var retiredAt: UInt64?
+        if let value = entry["retiredAt"], value != .null {
+            guard let seconds = seconds(value) else {
+                throw corrupt("key \(index): retiredAt must be a whole number of seconds or absent")
+            }
+            retiredAt = seconds
+        }
+        return KeyModel(
+            keyId: keyId, publicKey: publicKey, privateKey: privateKey, createdAt: createdAt, retiredAt: retiredAt)
+    }
+
+    private static func seconds(_ value: JSONValue?) -> UInt64? {
+        guard let number = value?.numberValue, number >= 0, number < 9_007_199_254_740_992,
+            number.rounded(.towardZero) == number
+        else { return nil }
+        return UInt64(number)
     }
 
     private static func corrupt(_ detail: String) -> SealedPushError {

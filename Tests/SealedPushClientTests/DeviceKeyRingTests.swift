@@ -78,6 +78,19 @@ struct DeviceKeyRingTests {
         }
     }
 
+    @Test("a null retiredAt on the current key, unknown members and whitespace are accepted")
+    func lenientWhereTheSpecAllows() throws {
+        var ring = DeviceKeyRing.generate(now: 10)
+        ring.rotate(now: 20)
+        let good = String(decoding: ring.fileBytes(), as: UTF8.self)
+        let text = good.replacingOccurrences(of: "\"createdAt\": 20}", with: "\"createdAt\": 20, \"retiredAt\": null, \"note\": [1]}")
+            .replacingOccurrences(of: "\"keys\"", with: "\"comment\": {\"a\": 1},\n\t\"keys\"")
+        #expect(text != good)
+        let loaded = try DeviceKeyRing(fileBytes: Array(text.utf8))
+        #expect(loaded.keys.map(\.keyID) == ring.keys.map(\.keyID))
+        #expect(loaded.keys.map(\.retiredAt) == [20, nil])
+    }
+
     @Test("invalid key ring files are keyStoreCorrupt")
     func corruptFiles() throws {
         var ring = DeviceKeyRing.generate(now: 10)
@@ -96,6 +109,14 @@ struct DeviceKeyRingTests {
             good.replacingOccurrences(of: current.keyID.hex, with: old.keyID.hex),
             good.replacingOccurrences(of: current.publicKeyText, with: old.publicKeyText),
             good.replacingOccurrences(of: "SPSK1:", with: "SPSK2:"),
+            // Timestamps: negative, fractional, text, beyond 2^53; entries that are not objects; duplicate members.
+            good.replacingOccurrences(of: "\"createdAt\": 20", with: "\"createdAt\": -20"),
+            good.replacingOccurrences(of: "\"createdAt\": 20", with: "\"createdAt\": 20.5"),
+            good.replacingOccurrences(of: "\"createdAt\": 20", with: "\"createdAt\": \"20\""),
+            good.replacingOccurrences(of: "\"createdAt\": 20", with: "\"createdAt\": 9007199254740993"),
+            good.replacingOccurrences(of: "\"retiredAt\": 20", with: "\"retiredAt\": true"),
+            #"{"format":"SealedPush keyring v1","keys":[1]}"#,
+            good.replacingOccurrences(of: "\"createdAt\": 20", with: "\"createdAt\": 20, \"createdAt\": 20"),
         ]
         for (index, text) in cases.enumerated() {
             #expect(errorCode { try DeviceKeyRing(fileBytes: Array(text.utf8)) } == .keyStoreCorrupt, "case \(index)")
