@@ -39,8 +39,11 @@ enum MemoryBenchmark {
         if let cliPath {
             let cli = peakKilobytes([cliPath, "open", "--keyring", keyring.path, "--server-public", server,
                                      "--topic", Fixture.topic, "--payload", payloads[1]])
-            row = Row(figure: "one-shot `sealed-push open --keyring` (3 keys)", ours: cli.map { Double($0) / 1024 },
-                      comparison: "target 16 MB", theirs: 16, ratio: .cost, target: 1.0)
+            // The developer CLI links the whole toolkit (NIO, the emulator, ArgumentParser, full Foundation); it is
+            // not what runs in an extension, so it is shown beside the library's figure rather than the target.
+            row = Row(figure: "one-shot `sealed-push open --keyring` (3 keys, all-in-one developer CLI)",
+                      ours: cli.map { Double($0) / 1024 }, comparison: "library probe",
+                      theirs: library.map { Double($0) / 1024 }, ratio: .cost, target: nil)
             row.unit = "MB"
             report.add(row)
         } else {
