@@ -32,6 +32,12 @@ let package = Package(
             dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
         ),
 
+        // The device key ring file (Specs/keyring-v1.md §2): JSON, private key text and key checks (swift-crypto).
+        .executableTarget(
+            name: "FuzzKeyRing",
+            dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
+        ),
+
         // The APNs emulator's request validation and provider-token verification (internal API, reached with
         // `@testable import`; the fuzz build compiles with `-enable-testing`).
         .executableTarget(

@@ -61,6 +61,7 @@ max_len() {
         FuzzContent) echo 3100 ;;
         FuzzKeyText) echo 128 ;;
         FuzzRegistration) echo 600 ;;
+        FuzzKeyRing) echo 2048 ;;
         FuzzEmulatorRequest) echo 6000 ;;
         *) echo 4096 ;;
     esac
