@@ -44,7 +44,8 @@ extension DeviceKeyRing {
             throw Self.corrupt("the file is not key ring JSON (it needs a string \"format\" and an array \"keys\")")
         }
         guard format == Self.fileFormat else {
-            throw Self.corrupt("unknown format \"\(format.prefix(64))\" (expected \"\(Self.fileFormat)\")")
+            // The file holds private keys, so no text of it is echoed (a damaged file may have one in any field).
+            throw Self.corrupt("unknown format (\(format.utf8.count) bytes; expected \"\(Self.fileFormat)\")")
         }
         guard !entries.isEmpty else {
             throw Self.corrupt("the key ring holds no key")
@@ -69,7 +70,7 @@ extension DeviceKeyRing {
                 throw Self.corrupt("key \(index) (\(key.keyID.hex)): the public key does not match the private key")
             }
             guard key.keyID.hex == entry.keyId else {
-                throw Self.corrupt("key \(index): keyId \(entry.keyId.prefix(32)) does not match (expected \(key.keyID.hex))")
+                throw Self.corrupt("key \(index): its keyId does not match its public key (expected \(key.keyID.hex))")
             }
             guard seen.insert(key.keyID).inserted else {
                 throw Self.corrupt("key \(key.keyID.hex) appears twice")

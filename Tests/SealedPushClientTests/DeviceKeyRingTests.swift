@@ -78,6 +78,33 @@ struct DeviceKeyRingTests {
         }
     }
 
+    /// FuzzKeyRing finding: the keyId mismatch message echoed the first 32 characters of the file's keyId, so a
+    /// damaged file with key text in that field (or in `format`) put it into an error message.
+    @Test("errors about a damaged key ring never echo its fields")
+    func errorsDoNotEchoFields() throws {
+        var ring = DeviceKeyRing.generate(now: 10)
+        ring.rotate(now: 20)
+        let good = String(decoding: ring.fileBytes(), as: UTF8.self)
+        let secret = try #require(good.components(separatedBy: "SPSK1:").dropFirst().first.map { String($0.prefix(43)) })
+        let current = ring.current.keyID.hex
+        let cases = [
+            good.replacingOccurrences(of: "\"keyId\": \"\(current)\"", with: "\"keyId\": \"SPSK1:\(secret)\""),
+            good.replacingOccurrences(of: "\"format\": \"SealedPush keyring v1\"", with: "\"format\": \"SPSK1:\(secret)\""),
+            // The fuzzer's input, minimized: key text spliced into a key id.
+            good.replacingOccurrences(of: current, with: String(current.prefix(6)) + "SPSK1:" + secret.prefix(14)),
+        ]
+        for (index, text) in cases.enumerated() {
+            do {
+                _ = try DeviceKeyRing(fileBytes: Array(text.utf8))
+                Issue.record("case \(index) was accepted")
+            } catch let error as SealedPushError {
+                #expect(error.code == .keyStoreCorrupt, "case \(index)")
+                #expect(!error.message.contains("SPSK1"), "case \(index): \(error.message)")
+                #expect(!error.message.contains(String(secret.prefix(12))), "case \(index): \(error.message)")
+            }
+        }
+    }
+
     @Test("a null retiredAt on the current key, unknown members and whitespace are accepted")
     func lenientWhereTheSpecAllows() throws {
         var ring = DeviceKeyRing.generate(now: 10)
