@@ -73,17 +73,10 @@ import Testing
     /// elements and on the edges (p - k, 2^k, values >= p, all ones).
     @Test func variableTimeInverseMatchesFermat() {
         var values: [[UInt8]] = []
-        var state: UInt64 = 0x5eed_1234_abcd_0001
-        func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: 0x5eed_1234_abcd_0001)
         for _ in 0..<20_000 {
             var value = [UInt8]()
-            for _ in 0..<4 { withUnsafeBytes(of: next().littleEndian) { value.append(contentsOf: $0) } }
+            for _ in 0..<4 { withUnsafeBytes(of: generator.next().littleEndian) { value.append(contentsOf: $0) } }
             values.append(value)
         }
         for k in 1...40 {  // p - k and 2^(6k)
