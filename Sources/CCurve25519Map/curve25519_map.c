@@ -179,30 +179,24 @@ static void update_de62(s62 *d, s62 *e, const int64_t t[4], uint64_t p_inverse62
     e->v[4] = (int64_t)ce;
 }
 
-/// x += p if x < 0 (x in (-2p, p) becomes (-p, p)); limbs renormalized.
-static void add_modulus_if_negative62(s62 *x) {
-    if (x->v[4] >= 0) return;
-    int64_t carry = 0;
-    for (int i = 0; i < 5; i++) {
-        int64_t limb = x->v[i] + modulus62.v[i] + carry;
-        if (i < 4) {
-            carry = limb >> 62;
-            limb &= mask62;
-        }
-        x->v[i] = limb;
+/// Brings limbs 0-3 back into [0, 2^62) after limb-wise arithmetic, carrying (signed) into limb 4.
+static void carry62(s62 *x) {
+    for (int i = 0; i < 4; i++) {
+        x->v[i + 1] += x->v[i] >> 62;
+        x->v[i] &= mask62;
     }
 }
 
+/// x += p if x < 0 (x in (-2p, p) becomes (-p, p)).
+static void add_modulus_if_negative62(s62 *x) {
+    if (x->v[4] >= 0) return;
+    for (int i = 0; i < 5; i++) x->v[i] += modulus62.v[i];
+    carry62(x);
+}
+
 static void negate62(s62 *x) {
-    int64_t carry = 0;
-    for (int i = 0; i < 5; i++) {
-        int64_t limb = -x->v[i] + carry;
-        if (i < 4) {
-            carry = limb >> 62;
-            limb &= mask62;
-        }
-        x->v[i] = limb;
-    }
+    for (int i = 0; i < 5; i++) x->v[i] = -x->v[i];
+    carry62(x);
 }
 
 static int is_zero62(const s62 *x) {
