@@ -38,6 +38,12 @@ struct HMACSHA256 {
         _ = crypto_auth_hmacsha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count))
     }
 
+    /// Feeds the UTF-8 bytes of `text` into the MAC (no copy for a native string such as a literal label).
+    mutating func update(utf8 text: String) {
+        var text = text
+        text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+    }
+
     /// Feeds one byte into the MAC.
     mutating func update(byte: UInt8) {
         var value = byte

@@ -36,7 +36,7 @@ package struct HPKESuite: Sendable {
         HKDFSHA256.extract(salt: salt) { mac in
             mac.update(Self.versionLabel)
             mac.update(suiteID)
-            mac.update(Array(label.utf8))
+            mac.update(utf8: label)
             feedIKM(&mac)
         }
     }
@@ -65,12 +65,13 @@ package struct HPKESuite: Sendable {
         guard length >= 0, length <= Int(UInt16.max) else {
             throw HPKEError.outputTooLong(requested: length, limit: Int(UInt16.max))
         }
-        let labelBytes = Array(label.utf8)
+        // Fed piece by piece: no concatenated or converted copies on the sealing path.
+        let lengthBytes = UInt16(length).bigEndian
         return try HKDFSHA256.expand(keyedBy: keyed, length: length) { mac in
-            mac.update(Self.i2osp2(UInt16(length)))
+            withUnsafeBytes(of: lengthBytes) { mac.update($0) }  // I2OSP(L, 2)
             mac.update(Self.versionLabel)
             mac.update(suiteID)
-            mac.update(labelBytes)
+            mac.update(utf8: label)
             mac.update(info)
         }
     }
