@@ -8,11 +8,7 @@ import SealedPushServer
 /// same ciphertext, and the libsodium primitive floor of an open.
 enum OpenBenchmarks {
     static func run(_ report: Report, fixture: Fixture) throws {
-        let info = try EnvelopeV1.hpkeInfo(topic: Fixture.topic)
-        let swiftCrypto = try SwiftCryptoHPKE(
-            serverKey: fixture.serverKey, deviceKey: fixture.deviceKey, info: info,
-            paddedPlaintext: fixture.paddedPlaintext)
-        let floor = SodiumFloor(plaintextLength: fixture.paddedPlaintext.count)
+        let (swiftCrypto, floor) = try fixture.comparisons()
         let sealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
         let now = Sealer.currentTime()
         let sealed = try sealer.seal(Fixture.content, to: fixture.device, now: now)

@@ -22,17 +22,22 @@ struct Fixture {
         device = try DevicePublicKey(rawRepresentation: Array(deviceKey.publicKey.rawRepresentation))
         paddedPlaintext = try Padding.pad(Fixture.content.canonicalJSON())
     }
+
+    /// The two comparisons of the seal and open figures on this fixture's keys, `info` and padded plaintext:
+    /// swift-crypto's HPKE auth mode and the libsodium primitive floor.
+    func comparisons() throws -> (swiftCrypto: SwiftCryptoHPKE, floor: SodiumFloor) {
+        let swiftCrypto = try SwiftCryptoHPKE(
+            serverKey: serverKey, deviceKey: deviceKey, info: EnvelopeV1.hpkeInfo(topic: Fixture.topic),
+            paddedPlaintext: paddedPlaintext)
+        return (swiftCrypto, SodiumFloor(plaintextLength: paddedPlaintext.count))
+    }
 }
 
 /// Seal figures: first seal (static-DH cache miss), repeat seal (cache hit) and the payload-build overhead, each
 /// against swift-crypto's HPKE auth seal and the libsodium primitive floor, measured in the same rounds.
 enum SealBenchmarks {
     static func run(_ report: Report, fixture: Fixture) throws {
-        let info = try EnvelopeV1.hpkeInfo(topic: Fixture.topic)
-        let swiftCrypto = try SwiftCryptoHPKE(
-            serverKey: fixture.serverKey, deviceKey: fixture.deviceKey, info: info,
-            paddedPlaintext: fixture.paddedPlaintext)
-        let floor = SodiumFloor(plaintextLength: fixture.paddedPlaintext.count)
+        let (swiftCrypto, floor) = try fixture.comparisons()
 
         // Repeat seal: one device, the static DH value cached after the first call.
         let repeatSealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
@@ -66,21 +71,9 @@ enum SealBenchmarks {
                 for _ in 0..<count { sink &+= try swiftCrypto.seal().ciphertext.count }
                 return sink
             },
-            Benchmark(name: "floor-repeat") { count in
-                var sink = 0
-                for _ in 0..<count { sink &+= floor.sealPrimitives(staticDH: false, keyGeneration: .edwardsTable) }
-                return sink
-            },
-            Benchmark(name: "floor-repeat-ladder") { count in
-                var sink = 0
-                for _ in 0..<count { sink &+= floor.sealPrimitives(staticDH: false, keyGeneration: .ladder) }
-                return sink
-            },
-            Benchmark(name: "floor-first") { count in
-                var sink = 0
-                for _ in 0..<count { sink &+= floor.sealPrimitives(staticDH: true, keyGeneration: .edwardsTable) }
-                return sink
-            },
+            floor.sealBenchmark("floor-repeat", staticDH: false, keyGeneration: .edwardsTable),
+            floor.sealBenchmark("floor-repeat-ladder", staticDH: false, keyGeneration: .ladder),
+            floor.sealBenchmark("floor-first", staticDH: true, keyGeneration: .edwardsTable),
             // The payload-build work around the HPKE seal, measured on its own: canonical JSON + padding before,
             // base64url + JSON body after.
             Benchmark(name: "content-to-padded") { count in

@@ -119,6 +119,15 @@ final class SodiumFloor {
         return Int(ciphertext[0])
     }
 
+    /// A benchmark of ``sealPrimitives(staticDH:keyGeneration:)``.
+    func sealBenchmark(_ name: String, staticDH: Bool, keyGeneration: KeyGeneration) -> Benchmark {
+        Benchmark(name: name) { count in
+            var sink = 0
+            for _ in 0..<count { sink &+= self.sealPrimitives(staticDH: staticDH, keyGeneration: keyGeneration) }
+            return sink
+        }
+    }
+
     /// The opening side's primitives (2 X25519, 5 HMAC, one ChaCha20-Poly1305 decryption of a valid ciphertext),
     /// the floor for an open. Uses its own fixed ephemeral key so the derived key matches ``openCiphertext``.
     func openPrimitives() -> Int {
