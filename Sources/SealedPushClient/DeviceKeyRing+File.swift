@@ -1,9 +1,4 @@
 import Crypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SealedPushCore
 
 extension DeviceKeyRing {
