@@ -124,7 +124,7 @@ enum RandomContent {
         case 3: return .string(string(using: &generator, maxLength: 12))
         case 4: return .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in json(using: &generator, depth: depth + 1) })
         default:
-            var members: [String: JSONValue] = [:]
+            var members = JSONObject()
             for _ in 0..<Int.random(in: 0...3, using: &generator) {
                 members[string(using: &generator, maxLength: 6)] = json(using: &generator, depth: depth + 1)
             }

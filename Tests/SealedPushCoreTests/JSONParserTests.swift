@@ -48,3 +48,80 @@ import Testing
         }
     }
 }
+
+/// Review items 5 and 6 and the number rules of envelope spec §4.
+@Suite struct JSONParserReviewTests {
+    /// Item 6: RFC 8259 compares names by code points; NFC "é" and NFD "e + U+0301" are two members.
+    @Test func normalizationVariantsAreDistinctNames() throws {
+        let value = try JSONParser.parse(Array(#"{"\u00e9":1,"e\u0301":2}"#.utf8))
+        let object = try #require(value.objectValue)
+        #expect(object.count == 2)
+        #expect(object["\u{e9}"] == .number(1))
+        #expect(object["e\u{301}"] == .number(2))
+        // The same spellings written raw in UTF-8.
+        let raw = try JSONParser.parse(Array("{\"\u{e9}\":1,\"e\u{301}\":2}".utf8))
+        #expect(raw.objectValue?.count == 2)
+        // Canonical order is by UTF-8 bytes: "e\u{301}" (0x65 …) before "\u{e9}" (0xC3 0xA9).
+        var writer = JSONWriter()
+        writer.value(value)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"e\u{301}\":2,\"\u{e9}\":1}")
+        // A true duplicate is still one.
+        #expect(throws: SealedPushError.self) { try JSONParser.parse(Array(#"{"\u00e9":1,"\u00e9":2}"#.utf8)) }
+    }
+
+    /// Item 5: the parser also reads decrypted content; its messages name an offset and a category only.
+    @Test(arguments: [
+        #"{"acct-DE89370400440532013000":1,"acct-DE89370400440532013000":2}"#,
+        #"{"x":"acct-DE89370400440532013000\q"}"#, #"{"x":acct-DE89370400440532013000}"#,
+        #"{"x":"acct-DE89370400440532013000"} acct-DE89370400440532013000"#,
+        #"{"x":9007199254740993,"y":"acct-DE89370400440532013000"}"#,
+    ])
+    func messagesNeverEchoInput(text: String) {
+        do {
+            _ = try JSONParser.parse(Array(text.utf8))
+            Issue.record("accepted \(text)")
+        } catch let error as SealedPushError {
+            #expect(error.message.contains("at byte"))
+            for fragment in ["acct", "DE8937", "\\q", "0x61"] {
+                #expect(!error.message.contains(fragment), "\(error.message)")
+            }
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func duplicateOffsetPointsAtTheRepeatedName() throws {
+        do {
+            _ = try JSONParser.parse(Array(#"{"a":1,"b":2,"a":3}"#.utf8))
+        } catch let error as SealedPushError {
+            // { "a" : 1 , "b" : 2 , "a" — the second "a" starts at byte 13.
+            #expect(error.message == "invalid JSON at byte 13: a duplicated member name")
+        }
+    }
+
+    @Test func integersBeyondTwoToThe53AreRefusedOthersRound() throws {
+        #expect(try JSONParser.parse(Array("9007199254740991".utf8)) == .number(9_007_199_254_740_991))
+        #expect(try JSONParser.parse(Array("-9007199254740991".utf8)) == .number(-9_007_199_254_740_991))
+        for text in ["9007199254740992", "9007199254740993", "-9007199254740993", "1e400", "-1e400",
+                     "123456789012345678901234567890"] {
+            #expect(throws: SealedPushError.self, "\(text)") { try JSONParser.parse(Array(text.utf8)) }
+        }
+        // With a fraction or an exponent, a number rounds to the nearest double like any other.
+        #expect(try JSONParser.parse(Array("9007199254740993.0".utf8)) == .number(9_007_199_254_740_992))
+        #expect(try JSONParser.parse(Array("1e16".utf8)) == .number(1e16))
+    }
+
+    @Test func byteOrderMarkIsRefused() {
+        #expect(throws: SealedPushError.self) { try JSONParser.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8)) }
+    }
+
+    @Test func hostileObjectWithManyMembersParsesInNearLinearTime() throws {
+        // 150,000 members: one sort, not a quadratic insertion.
+        var text = "{"
+        for index in 0..<150_000 { text += (index == 0 ? "" : ",") + "\"k\(index)\":\(index % 10)" }
+        text += "}"
+        let value = try JSONParser.parse(Array(text.utf8))
+        #expect(value.objectValue?.count == 150_000)
+        #expect(value.objectValue?["k149999"] == .number(9))
+    }
+}

@@ -20,14 +20,26 @@ import Testing
         #expect(try NotificationContent(json: Array("{}".utf8)) == NotificationContent())
     }
 
-    @Test func ignoresUnknownMembers() throws {
-        let parsed = try NotificationContent(json: Array(#"{"body":"b","future":{"x":1}}"#.utf8))
-        #expect(parsed == NotificationContent(body: "b"))
+    @Test func keepsUnknownMembersEndToEnd() throws {
+        let text = #"{"body":"b","future":{"x":1},"aa":[true]}"#
+        let parsed = try NotificationContent(json: Array(text.utf8))
+        #expect(parsed.body == "b")
+        #expect(parsed.additionalMembers["future"] == .object(["x": .number(1)]))
+        #expect(parsed.additionalMembers["aa"] == .array([.bool(true)]))
+        // Canonical form: known members first, then unknown ones by UTF-8 name.
+        #expect(String(decoding: try parsed.canonicalJSON(), as: UTF8.self) == #"{"body":"b","aa":[true],"future":{"x":1}}"#)
+    }
+
+    @Test func additionalMembersCannotShadowKnownOnes() {
+        var content = NotificationContent(body: "b")
+        content.additionalMembers = ["body": .string("shadow")]
+        #expect(throws: SealedPushError.self) { try content.canonicalJSON() }
     }
 
     @Test(arguments: [
         #"{"title":1}"#, #"{"badge":-1}"#, #"{"badge":1.5}"#, #"{"badge":2147483648}"#, #"{"relevance-score":2}"#,
-        #"{"interruption-level":"loud"}"#, #"{"attachments":[{"name":"x"}]}"#, #"{"attachments":{}}"#, "[]",
+        #"{"interruption-level":"loud"}"#, #"{"attachments":["x"]}"#, #"{"attachments":{}}"#, "[]",
+        #"{"title":null}"#, #"{"data":1e400}"#, #"{"data":-9007199254740992}"#, "\u{FEFF}{}",
         #"{"body":"a","body":"b"}"#,
     ])
     func rejectsBadContent(text: String) {

@@ -2,6 +2,9 @@
 ///
 /// Everything the user sees — and everything that says something about the message, such as its thread,
 /// category or badge — lives here, encrypted. Use ``canonicalJSON()`` to encode and ``init(json:)`` to decode.
+///
+/// Members this version does not know are kept in ``additionalMembers`` and travel end to end, so a later version's
+/// members survive a receiver (or a relay) built on this one.
 public struct NotificationContent: Sendable, Hashable, Codable {
     /// The title.
     public var title: String?
@@ -23,17 +26,20 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var relevanceScore: Double?
     /// The target content identifier.
     public var targetContentID: String?
-    /// App data handed to the app in `userInfo`.
+    /// App data handed to the app in `userInfo`: any JSON value, `null` included (absent is `nil`).
     public var data: JSONValue?
-    /// Attachment references (reserved for a later version; each an object with at least `url`).
+    /// Attachment descriptors (spec §4.2): an array of objects. Only receivers that process attachments look inside.
     public var attachments: [JSONValue]?
+    /// Members this version does not define (spec §4: kept end to end, written after the known members in
+    /// canonical order). A name of a known member here is rejected by ``canonicalJSON()``.
+    public var additionalMembers: JSONObject = JSONObject()
 
     /// Creates content; every field is optional.
     public init(
         title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil, sound: String? = nil,
         threadID: String? = nil, category: String? = nil, interruptionLevel: InterruptionLevel? = nil,
         relevanceScore: Double? = nil, targetContentID: String? = nil, data: JSONValue? = nil,
-        attachments: [JSONValue]? = nil
+        attachments: [JSONValue]? = nil, additionalMembers: JSONObject = JSONObject()
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -47,6 +53,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         self.targetContentID = targetContentID
         self.data = data
         self.attachments = attachments
+        self.additionalMembers = additionalMembers
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -85,17 +92,29 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let targetContentID { key("\"target-content-id\":"); writer.string(targetContentID) }
         if let data { key("\"data\":"); writer.value(data) }
         if let attachments { key("\"attachments\":"); writer.value(.array(attachments)) }
+        for (name, value) in additionalMembers {
+            if !first { writer.raw(",") }
+            first = false
+            writer.string(name)
+            writer.raw(":")
+            writer.value(value)
+        }
         writer.raw("}")
         return writer.bytes
     }
 
-    /// Decodes content JSON strictly (spec §4): unknown members are ignored; wrong types, out-of-range values,
-    /// duplicated names, invalid UTF-8 and nesting over 32 levels are rejected.
+    /// Decodes content JSON strictly (spec §4): unknown members are kept in ``additionalMembers``; wrong types
+    /// (`null` included, except for `data`), out-of-range values, duplicated names (by code points), invalid UTF-8,
+    /// integers beyond ±(2^53 − 1) and nesting over 32 levels (the top-level object is level 1) are rejected.
     /// - Parameter bytes: UTF-8 JSON.
-    /// - Throws: ``SealedPushError`` with code `malformedContent` naming the field.
+    /// - Throws: ``SealedPushError`` with code `malformedContent` naming the field or the byte offset, never the
+    ///   content's text (this runs on decrypted plaintext).
     public init(json bytes: [UInt8]) throws {
         guard case .object(let members) = try JSONParser.parse(bytes, maxDepth: 32, errorCode: .malformedContent)
         else { throw SealedPushError(.malformedContent, "content must be a JSON object") }
+        for (name, value) in members where !Self.isKnown(name) {
+            additionalMembers[name] = value
+        }
         func string(_ key: CodingKeys) throws -> String? {
             guard let value = members[key.rawValue] else { return nil }
             guard case .string(let text) = value else {
@@ -134,11 +153,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         }
         data = members[CodingKeys.data.rawValue]
         if let value = members[CodingKeys.attachments.rawValue] {
-            guard case .array(let elements) = value,
-                elements.allSatisfy({ $0["url"]?.stringValue != nil })
-            else {
-                throw SealedPushError(
-                    .malformedContent, "content field \"attachments\" must be an array of objects with a \"url\" string")
+            guard case .array(let elements) = value, elements.allSatisfy({ $0.objectValue != nil }) else {
+                throw SealedPushError(.malformedContent, "content field \"attachments\" must be an array of objects")
             }
             attachments = elements
         }
@@ -154,9 +170,22 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let data, !Self.allNumbersFinite(data) {
             throw SealedPushError(.malformedContent, "app data contains a number that is not finite")
         }
-        if let attachments, !attachments.allSatisfy({ $0["url"]?.stringValue != nil }) {
-            throw SealedPushError(.malformedContent, "every attachment must be an object with a \"url\" string")
+        if let attachments, !attachments.allSatisfy({ $0.objectValue != nil }) {
+            throw SealedPushError(.malformedContent, "every attachment must be a JSON object (spec §4.2)")
         }
+        for (name, value) in additionalMembers {
+            guard !Self.isKnown(name) else {
+                throw SealedPushError(
+                    .malformedContent, "additional member \"\(name)\" is a known content member; set its property instead")
+            }
+            guard Self.allNumbersFinite(value) else {
+                throw SealedPushError(.malformedContent, "additional member \"\(name)\" contains a number that is not finite")
+            }
+            guard 1 + Self.depth(value) <= 32 else {
+                throw SealedPushError(.malformedContent, "additional member \"\(name)\" nests deeper than the 32 levels receivers accept")
+            }
+        }
+
         // Spec §4: receivers reject nesting deeper than 32 levels (the top-level object is level 1), so a sender
         // must not produce it.
         if let data, 1 + Self.depth(data) > 32 {
@@ -176,6 +205,12 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         default: 0
         }
     }
+
+    /// The known member names as UTF-8 bytes: names compare by code points (RFC 8259 §8.3), not by Swift's
+    /// canonical equivalence.
+    private static let knownNames: Set<[UInt8]> = Set(CodingKeys.allCases.map { Array($0.rawValue.utf8) })
+
+    private static func isKnown(_ name: String) -> Bool { knownNames.contains(Array(name.utf8)) }
 
     private static func allNumbersFinite(_ value: JSONValue) -> Bool {
         switch value {

@@ -42,8 +42,9 @@ public enum Padding {
         }
         let length = Int(padded[0]) << 8 | Int(padded[1])
         guard 2 + length <= padded.count else {
+            // The prefix is decrypted plaintext: say what is wrong, never its value.
             throw SealedPushError(
-                .malformedContent, "the content length \(length) exceeds the padded plaintext (\(padded.count) bytes)")
+                .malformedContent, "the content length prefix exceeds the padded plaintext (\(padded.count) bytes)")
         }
         guard padded[(2 + length)...].allSatisfy({ $0 == 0 }) else {
             throw SealedPushError(.malformedContent, "the padding contains non-zero bytes")

@@ -1,8 +1,13 @@
-/// A strict, bounded JSON parser (RFC 8259).
+/// A strict, bounded JSON parser (RFC 8259, with the I-JSON number rules of RFC 7493 §2.2).
 ///
 /// Unlike a permissive parser it rejects what an attacker could use to confuse two implementations: invalid UTF-8,
-/// lone surrogates, duplicated member names, nesting deeper than a limit, numbers that overflow a double, and
-/// anything after the value. Work is linear in the input and recursion is bounded by `maxDepth`.
+/// a byte order mark, lone surrogates (raw or escaped), duplicated member names (compared by code points, so NFC
+/// and NFD spellings are two names), nesting deeper than a limit, numbers that overflow a double, integers beyond
+/// ±(2^53 − 1) (they cannot be carried exactly), and anything after the value. Work is O(n log n) in the input and
+/// recursion is bounded by `maxDepth`.
+///
+/// Error messages name the byte offset and a category only: the parser also reads decrypted content and key ring
+/// files, so nothing of the input is ever echoed.
 public struct JSONParser {
     private let bytes: [UInt8]
     private let maxDepth: Int
@@ -15,7 +20,7 @@ public struct JSONParser {
     ///   - maxDepth: The deepest nesting of arrays and objects accepted (the top level counts as 1).
     ///   - code: The error code thrown on failure (for example `malformedPayload` or `malformedContent`).
     /// - Returns: The value.
-    /// - Throws: ``SealedPushError`` with `code`, naming the byte offset and the problem.
+    /// - Throws: ``SealedPushError`` with `code`, naming the byte offset and the kind of problem (never input text).
     public static func parse(
         _ bytes: [UInt8], maxDepth: Int = 32, errorCode code: SealedPushError.Code = .malformedContent
     ) throws -> JSONValue {
@@ -56,7 +61,7 @@ public struct JSONParser {
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw fail("unexpected character 0x\(String(bytes[index], radix: 16))")
+        default: throw fail("unexpected character (not the start of a JSON value)")
         }
     }
 
@@ -70,31 +75,34 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws -> JSONValue {
         guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members: [(key: String, value: JSONValue, position: Int)] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let position = index
             let name = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            guard members.updateValue(value, forKey: name) == nil else {
-                throw fail("duplicated member name \"\(name.prefix(40))\"")
-            }
+            members.append((name, value, position))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                switch JSONObject.build(members) {
+                case .success(let object): return .object(object)
+                case .failure(let duplicate):
+                    throw SealedPushError(code, "invalid JSON at byte \(duplicate.position): a duplicated member name")
+                }
             } else {
                 throw fail("expected ',' or '}'")
             }
@@ -136,12 +144,15 @@ public struct JSONParser {
         } else {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        var integer = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            integer = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a fraction needs digits") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            integer = false
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
                 index += 1
@@ -152,8 +163,16 @@ public struct JSONParser {
         guard index - start <= 64 else { throw fail("a number longer than 64 characters") }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw fail("a number out of the range of a double") }
+        // I-JSON (RFC 7493 §2.2): an integer literal beyond ±(2^53 − 1) would be rounded silently
+        // (9007199254740993 reads as 9007199254740992); refuse it so no two parties see different values.
+        guard !integer || abs(value) <= Self.maxExactInteger else {
+            throw fail("an integer beyond ±(2^53 − 1), which cannot be carried exactly (send it as a string)")
+        }
         return value
     }
+
+    /// 2^53 − 1, the largest integer that every binary64 reader holds exactly along with its neighbours.
+    static let maxExactInteger: Double = 9_007_199_254_740_991
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
@@ -191,7 +210,7 @@ public struct JSONParser {
                 case UInt8(ascii: "r"): utf8.append(0x0D)
                 case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"): UTF8.encode(try parseUnicodeEscape()) { utf8.append($0) }
-                default: throw fail("invalid escape '\\\(Character(Unicode.Scalar(escape)))'")
+                default: throw fail("an invalid escape sequence")
                 }
             case 0x00..<0x20:
                 throw fail("unescaped control character in a string")

@@ -5,14 +5,14 @@ public enum JSONValue: Sendable, Hashable {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// The string, if this is a string.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
     /// The number, if this is a number.
     public var numberValue: Double? { if case .number(let value) = self { value } else { nil } }
     /// The members, if this is an object.
-    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    public var objectValue: JSONObject? { if case .object(let value) = self { value } else { nil } }
     /// The elements, if this is an array.
     public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
 
@@ -34,7 +34,12 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            let members = try decoder.container(keyedBy: MemberName.self)
+            var object = JSONObject()
+            for key in members.allKeys {
+                object[key.stringValue] = try members.decode(JSONValue.self, forKey: key)
+            }
+            self = .object(object)
         }
     }
 
@@ -46,7 +51,18 @@ extension JSONValue: Codable {
         case .number(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+        case .object(let value):
+            var members = encoder.container(keyedBy: MemberName.self)
+            for (key, member) in value {
+                try members.encode(member, forKey: MemberName(stringValue: key))
+            }
         }
+    }
+
+    private struct MemberName: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

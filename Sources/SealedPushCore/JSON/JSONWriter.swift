@@ -35,15 +35,63 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends a number: an integer in plain decimal when it is one exactly (|x| < 2^53), otherwise Swift's
-    /// shortest round-trip form (`0.5`, `1e-05`, `1e+20`).
+    /// Appends a number in canonical form (spec §4.1).
+    ///
+    /// - Zero (either sign) is `0`; other integers with magnitude below 2^53 are plain decimal (`-3`, `42`).
+    /// - Every other value is written with the shortest digit string that round-trips the double, `d₁d₂…dₙ` with
+    ///   decimal exponent `E` (the value is `d₁.d₂…dₙ × 10^E`): integers (magnitude ≥ 2^53) and values with
+    ///   `E < -4` as `d₁[.d₂…dₙ]e±XX` (sign always written, at least two exponent digits: `1e-05`,
+    ///   `9.007199254740992e+15`, `1e+300`); the rest in plain decimal (`0.5`, `0.0001`, `123.456`).
+    ///
+    /// A reader never sees an integer literal beyond ±(2^53 − 1) from this writer, so its output always parses.
     /// - Parameter value: A finite double.
     public mutating func number(_ value: Double) {
-        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)
-        } else {
-            bytes.append(contentsOf: value.description.utf8)
+        bytes.append(contentsOf: Self.canonicalNumber(value).utf8)
+    }
+
+    /// The canonical text of a finite double (see ``number(_:)``).
+    ///
+    /// - Parameter value: A finite double.
+    /// - Returns: Its canonical JSON number text.
+    public static func canonicalNumber(_ value: Double) -> String {
+        if value == 0 { return "0" }
+        let integral = value == value.rounded(.towardZero)
+        if integral, abs(value) < 9_007_199_254_740_992 { return String(Int64(value)) }
+        let (digits, exponent) = shortestDigits(abs(value))
+        let sign = value < 0 ? "-" : ""
+        if integral || exponent < -4 {
+            var text = sign + String(digits.first!)
+            if digits.count > 1 { text += "." + String(digits.dropFirst()) }
+            let magnitude = String(abs(exponent))
+            return text + "e" + (exponent < 0 ? "-" : "+") + (magnitude.count < 2 ? "0" : "") + magnitude
         }
+        if exponent < 0 {
+            return sign + "0." + String(repeating: "0", count: -exponent - 1) + String(digits)
+        }
+        // Not an integer, so there are more digits than the integer part holds.
+        let integerPart = digits.prefix(exponent + 1)
+        let fraction = digits.dropFirst(exponent + 1)
+        return sign + String(integerPart) + "." + String(fraction)
+    }
+
+    /// The shortest round-trip digits of a positive finite double and its decimal exponent, read from Swift's
+    /// `description` (which prints the shortest digits that round-trip, in one of its two notations).
+    private static func shortestDigits(_ value: Double) -> (digits: [Character], exponent: Int) {
+        let text = value.description
+        let parts = text.split(separator: "e", maxSplits: 1)
+        let mantissa = parts[0]
+        let shift = parts.count > 1 ? Int(parts[1])! : 0
+        let halves = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let integerDigits = Array(halves[0])
+        let fractionDigits = halves.count > 1 ? Array(halves[1]) : []
+        var all = integerDigits + fractionDigits
+        var exponent = integerDigits.count - 1 + shift
+        while all.first == "0" {
+            all.removeFirst()
+            exponent -= 1
+        }
+        while all.last == "0" { all.removeLast() }
+        return (all, exponent)
     }
 
     /// Appends any JSON value in canonical form.
@@ -63,8 +111,7 @@ public struct JSONWriter {
             raw("]")
         case .object(let members):
             raw("{")
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (position, member) in sorted.enumerated() {
+            for (position, member) in members.enumerated() {  // JSONObject keeps canonical (UTF-8) order
                 if position > 0 { raw(",") }
                 string(member.key)
                 raw(":")
