@@ -81,6 +81,7 @@ struct TamperFixture: Sendable {
         if tampered[2..<10] != original[2..<10] { return .unknownRecipientKey }
         if tampered[10..<18] != original[10..<18] { return .unknownSenderKey }
         if !(now < expiresAt) { return .expired }
+        if issuedAt > now + 600 { return .notYetValid }
         return .authenticationFailure
     }
 
@@ -92,6 +93,7 @@ struct TamperFixture: Sendable {
         case .unknownSenderKey: .unknownSender
         case .authenticationFailure: .authenticationFailure
         case .expired: .expired
+        case .notYetValid: .notYetValid
         case .replayed: .replayed
         case .keysUnavailable: .keysUnavailable
         default: .malformed

@@ -115,10 +115,12 @@ public enum APNsPayload {
         return try Base64URL.decode(text)
     }
 
-    /// Extracts the envelope bytes from a notification's `userInfo` (spec §8 steps 2–3).
+    /// Extracts the envelope bytes from a notification's `userInfo` (spec §8 steps 2–4: a body handed over parsed
+    /// skips step 1, so an envelope text longer than the longest envelope's encoding is step 4's
+    /// `malformedEnvelope`, reported before decoding).
     /// - Parameter userInfo: The dictionary iOS hands the extension.
     /// - Returns: The decoded envelope bytes (not yet parsed).
-    /// - Throws: ``SealedPushError`` with `malformedPayload` or `badEncoding`.
+    /// - Throws: ``SealedPushError`` with `malformedPayload`, `badEncoding` or `malformedEnvelope`.
     public static func extractEnvelope(fromUserInfo userInfo: [AnyHashable: Any]) throws -> [UInt8] {
         guard let value = userInfo[envelopeKey] else {
             throw SealedPushError(.malformedPayload, "userInfo has no \"\(envelopeKey)\" member carrying an envelope")
@@ -126,8 +128,12 @@ public enum APNsPayload {
         guard let text = value as? String else {
             throw SealedPushError(.malformedPayload, "userInfo's \"\(envelopeKey)\" member is not a string")
         }
-        guard text.utf8.count <= maxBodyBytes else {
-            throw SealedPushError(.payloadTooLarge, "userInfo's envelope text is \(text.utf8.count) bytes; over \(maxBodyBytes)")
+        let longest = Base64URL.encodedLength(EnvelopeV1.maximumLength)
+        guard text.utf8.count <= longest else {
+            throw SealedPushError(
+                .malformedEnvelope,
+                "userInfo's envelope text is \(text.utf8.count) characters; the longest envelope "
+                    + "(\(EnvelopeV1.maximumLength) bytes) takes \(longest)")
         }
         return try Base64URL.decode(text)
     }

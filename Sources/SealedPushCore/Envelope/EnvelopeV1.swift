@@ -18,6 +18,9 @@ public enum EnvelopeV1 {
     public static let encLength = 32
     /// The longest lifetime (`expiresAt - issuedAt`) in seconds: 28 days.
     public static let maxLifetime: UInt64 = 2_419_200
+    /// How far a receiver lets `issuedAt` run ahead of its own clock before refusing the envelope as `notYetValid`:
+    /// 10 minutes (spec §8 step 10a). It absorbs ordinary clock drift between the sender and the device.
+    public static let maxClockSkew: UInt64 = 600
     /// The default time to live in seconds: one day.
     public static let defaultTTL: UInt64 = 86_400
     /// The shortest valid envelope: header, the smallest padded plaintext and the tag.

@@ -34,6 +34,8 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let unknownSenderKey = Code("unknownSenderKey")
         /// The envelope's `expiresAt` has passed.
         public static let expired = Code("expired")
+        /// The envelope's `issuedAt` is more than the allowed clock skew (10 minutes) ahead of the receiver's clock.
+        public static let notYetValid = Code("notYetValid")
         /// The envelope failed to open. One code for every cryptographic failure, by design.
         public static let authenticationFailure = Code("authenticationFailure")
         /// The decrypted plaintext is not valid padded content.
@@ -58,7 +60,7 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
         /// Every code defined in this version.
         public static let allCases: [Code] = [
             .payloadTooLarge, .malformedPayload, .badEncoding, .truncated, .malformedEnvelope,
-            .unsupportedVersion, .unsupportedSuite, .unknownRecipientKey, .unknownSenderKey, .expired,
+            .unsupportedVersion, .unsupportedSuite, .unknownRecipientKey, .unknownSenderKey, .expired, .notYetValid,
             .authenticationFailure, .malformedContent, .replayed, .contentTooLarge, .invalidTopic, .invalidKey,
             .invalidArgument, .keysUnavailable, .keyStoreCorrupt, .io,
         ]

@@ -19,10 +19,35 @@ public enum KeyText {
 
     /// Decodes a public key's text form.
     /// - Parameter text: `SPK1:` followed by 43 base64url characters; surrounding whitespace is not accepted.
-    /// - Returns: The 32-byte key.
+    /// - Returns: The 32-byte key, a canonical X25519 u-coordinate (see ``checkCanonicalPublicKey(_:)``).
     /// - Throws: ``SealedPushError`` with code `invalidKey` saying what was wrong.
     public static func decodePublicKey(_ text: String) throws -> [UInt8] {
-        try decode(Array(text.utf8), prefix: publicKeyPrefix, what: "public key")
+        let raw = try decode(Array(text.utf8), prefix: publicKeyPrefix, what: "public key")
+        try checkCanonicalPublicKey(raw)
+        return raw
+    }
+
+    /// Checks that 32 bytes are the canonical encoding of an X25519 u-coordinate: little-endian `u < 2^255 − 19`
+    /// (spec §7). X25519 itself masks bit 255 and reduces modulo p, so a non-canonical key works as the same point
+    /// while its key id (over the bytes as given) differs from the one the device computes: sealing to it would
+    /// always fail with `unknownRecipientKey`. SealedPush rejects it instead.
+    ///
+    /// - Parameter raw: A 32-byte public key.
+    /// - Throws: ``SealedPushError`` with code `invalidKey` for another length or a non-canonical encoding.
+    public static func checkCanonicalPublicKey(_ raw: [UInt8]) throws {
+        guard raw.count == keyLength else {
+            throw SealedPushError(.invalidKey, "a public key is \(keyLength) bytes, got \(raw.count)")
+        }
+        guard raw[31] & 0x80 == 0 else {
+            throw SealedPushError(
+                .invalidKey, "a public key must have bit 255 clear (a canonical X25519 u-coordinate); this one is set")
+        }
+        // u >= p = 2^255 - 19 only for 0x7f ff .. ff followed (little-endian, low byte first) by a low byte >= 0xed.
+        let isHighAllOnes = raw[31] == 0x7F && raw[1..<31].allSatisfy { $0 == 0xFF }
+        guard !(isHighAllOnes && raw[0] >= 0xED) else {
+            throw SealedPushError(
+                .invalidKey, "a public key must be below 2^255 − 19 (a canonical X25519 u-coordinate); this one is not")
+        }
     }
 
     /// Encodes a private key file's contents.

@@ -82,6 +82,7 @@ public struct EnvelopeOpener: Sendable {
             guard raw.count == 32 else {
                 throw SealedPushError(.invalidKey, "a server public key is 32 bytes, got \(raw.count)")
             }
+            try KeyText.checkCanonicalPublicKey(raw)
             let key: Curve25519.KeyAgreement.PublicKey
             do {
                 key = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw)
@@ -107,7 +108,8 @@ public struct EnvelopeOpener: Sendable {
     /// - Returns: The content and authenticated header fields.
     /// - Throws: `SealedPushError` with the code of the first failing step: `payloadTooLarge`, `malformedPayload`,
     ///   `badEncoding`, `truncated`, `malformedEnvelope`, `unsupportedVersion`, `unsupportedSuite`,
-    ///   `unknownRecipientKey`, `unknownSenderKey`, `expired`, `authenticationFailure`, `malformedContent`.
+    ///   `unknownRecipientKey`, `unknownSenderKey`, `expired`, `notYetValid`, `authenticationFailure`,
+    ///   `malformedContent`.
     public func open(body: [UInt8], now: UInt64) throws -> OpenedNotification {
         let envelope = try APNsPayload.extractEnvelope(fromBody: body)
         return try open(envelope: envelope, now: now)
@@ -155,6 +157,15 @@ public struct EnvelopeOpener: Sendable {
             throw SealedPushError(
                 .expired,
                 "the envelope expired at \(header.expiresAt) (UNIX seconds); now is \(now)"
+            )
+        }
+        // Step 10a: not-before, with the spec's clock skew. An authentic envelope from the far future would
+        // otherwise open today and occupy the replay state until then.
+        guard header.issuedAt <= now || header.issuedAt - now <= EnvelopeV1.maxClockSkew else {
+            throw SealedPushError(
+                .notYetValid,
+                "the envelope was issued at \(header.issuedAt) (UNIX seconds), more than \(EnvelopeV1.maxClockSkew) s "
+                    + "after now (\(now)); check the sender's and the device's clocks"
             )
         }
         // Step 11: SetupAuthR + Open(aad = header). One error for every cryptographic failure.

@@ -29,11 +29,35 @@ enum POSIXFile {
         String(cString: strerror(code))
     }
 
-    /// Whether `path` exists and is a directory.
-    static func isDirectory(_ path: String) -> Bool {
+    /// What is at a path, without following a final symbolic link.
+    enum Kind: Equatable {
+        case missing, directory, regularFile, symbolicLink, other
+    }
+
+    /// What is at `path` (`lstat`: a symbolic link is reported as such, never followed).
+    static func kind(_ path: String) -> Kind {
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return (info.st_mode & S_IFMT) == S_IFDIR
+        guard lstat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .regularFile
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    /// Fails with `keyStoreCorrupt` naming `path` when it is a symbolic link or not a directory; returns false when
+    /// it is missing. Key material and replay state are never reached through a link (`Specs/keyring-v1.md` §2.1).
+    static func checkDirectory(_ path: String) throws -> Bool {
+        switch kind(path) {
+        case .directory: return true
+        case .missing: return false
+        case .symbolicLink:
+            throw SealedPushError(
+                .keyStoreCorrupt, "\(path) is a symbolic link; a key ring directory must be a real directory (not followed)")
+        case .regularFile, .other:
+            throw SealedPushError(.keyStoreCorrupt, "\(path) exists but is not a directory")
+        }
     }
 
     /// Whether anything exists at `path` (without following a final symlink).
@@ -43,7 +67,9 @@ enum POSIXFile {
     }
 
     /// Creates `path` with mode 0700 if missing (missing parents are created with the default mode), and tightens an
-    /// existing directory to 0700.
+    /// existing directory to 0700. A symbolic link (or anything not a directory) at `path` is refused with
+    /// `keyStoreCorrupt`, and the mode is changed through a descriptor opened with `O_NOFOLLOW`, so no link target
+    /// is ever changed.
     static func ensurePrivateDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0, errno == ENOENT {
             let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -53,27 +79,47 @@ enum POSIXFile {
         }
         if mkdir(path, 0o700) != 0 {
             let code = errno
-            guard code == EEXIST, isDirectory(path) else {
+            guard code == EEXIST else {
                 throw SealedPushError(.io, "cannot create directory \(path): \(errnoText(code))")
             }
+            guard try checkDirectory(path) else {
+                throw SealedPushError(.io, "cannot create directory \(path): it vanished while being created")
+            }
         }
-        guard chmod(path, 0o700) == 0 else {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP || code == ENOTDIR { _ = try checkDirectory(path) }
+            throw SealedPushError(.io, "cannot open directory \(path): \(errnoText(code))")
+        }
+        defer { close(fd) }
+        guard fchmod(fd, 0o700) == 0 else {
             throw SealedPushError(.io, "cannot set mode 0700 on \(path): \(errnoText(errno))")
         }
     }
 
-    /// Reads a whole file of at most `limit` bytes.
+    /// Reads a whole regular file of at most `limit` bytes.
+    ///
+    /// The file is opened with `O_NOFOLLOW | O_NONBLOCK` and must be a regular file by `fstat`: a symbolic link, a
+    /// FIFO, a device or a directory fails at once with `keyStoreCorrupt` naming the path (a FIFO would otherwise
+    /// block the extension until the system kills it), as does a file over `limit` bytes.
     static func read(_ path: String, limit: Int) throws -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             let code = errno
             switch code {
             case ENOENT, ENOTDIR: return .missing
             case EACCES, EPERM: return .denied(code)
+            case ELOOP: throw notRegular(path, "a symbolic link (not followed)")
             default: throw SealedPushError(.io, "cannot open \(path): \(errnoText(code))")
             }
         }
         defer { close(fd) }
+        try checkRegular(fd, path)
+        var info = stat()
+        if fstat(fd, &info) == 0, Int(info.st_size) > limit {
+            throw SealedPushError(.keyStoreCorrupt, "\(path) is \(info.st_size) bytes, over the \(limit)-byte limit")
+        }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -87,7 +133,7 @@ enum POSIXFile {
             if count == 0 { break }
             result.append(contentsOf: chunk[0..<count])
             guard result.count <= limit else {
-                throw SealedPushError(.io, "\(path) is larger than the \(limit)-byte limit")
+                throw SealedPushError(.keyStoreCorrupt, "\(path) is larger than the \(limit)-byte limit")
             }
         }
         for index in chunk.indices { chunk[index] = 0 }
@@ -143,6 +189,25 @@ enum POSIXFile {
         syncDirectory(directory)
     }
 
+    /// Fails with `keyStoreCorrupt` unless `fd` is a regular file.
+    static func checkRegular(_ fd: Int32, _ path: String) throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw SealedPushError(.io, "cannot stat \(path): \(errnoText(errno))")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFIFO: throw notRegular(path, "a FIFO")
+        case S_IFDIR: throw notRegular(path, "a directory")
+        case S_IFLNK: throw notRegular(path, "a symbolic link (not followed)")
+        default: throw notRegular(path, "a device or socket")
+        }
+    }
+
+    private static func notRegular(_ path: String, _ what: String) -> SealedPushError {
+        SealedPushError(.keyStoreCorrupt, "\(path) is \(what), not a regular file; it was left untouched")
+    }
+
     /// Best-effort `fsync` of a directory so a completed rename survives a power loss.
     static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -171,15 +236,18 @@ enum POSIXFile {
     /// Runs `body` holding an exclusive `flock` on `path` (created 0600 if `create` and missing).
     ///
     /// `flock` locks belong to an open file description, so two threads of one process that each open the lock file
-    /// exclude each other, as do the app and its extension.
+    /// exclude each other, as do the app and its extension. The lock file is opened with `O_NOFOLLOW | O_NONBLOCK`
+    /// and must be a regular file: a symbolic link is never created through, a FIFO never blocks.
     static func withExclusiveLock<T>(_ path: String, create: Bool, _ body: () throws -> T) throws -> T {
-        let flags = create ? (O_RDWR | O_CREAT | O_CLOEXEC) : (O_RDWR | O_CLOEXEC)
-        let fd = open(path, flags, 0o600)
+        let base = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        let fd = open(path, create ? (base | O_CREAT) : base, 0o600)
         guard fd >= 0 else {
             let code = errno
+            if code == ELOOP { throw notRegular(path, "a symbolic link (not followed)") }
             throw SealedPushError(.io, "cannot open lock file \(path): \(errnoText(code))")
         }
         defer { close(fd) }
+        try checkRegular(fd, path)
         while flock(fd, LOCK_EX) != 0 {
             let code = errno
             guard code == EINTR else {

@@ -12,6 +12,9 @@ public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
     case authenticationFailure
     /// The envelope's `expiresAt` has passed.
     case expired
+    /// The envelope's `issuedAt` is more than 10 minutes ahead of the device clock (a sender or device clock is
+    /// wrong).
+    case notYetValid
     /// The envelope was opened before.
     case replayed
     /// The payload, envelope or content is malformed or unsupported.
@@ -33,6 +36,7 @@ public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
         case .unknownSenderKey: self = .unknownSender
         case .authenticationFailure: self = .authenticationFailure
         case .expired: self = .expired
+        case .notYetValid: self = .notYetValid
         case .replayed: self = .replayed
         default: self = .malformed
         }

@@ -24,12 +24,13 @@ public final class InMemoryReplayGuard: ReplayGuard, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - messageID: The 16-byte message id.
+    ///   - issuedAt: The envelope's authenticated `issuedAt`, UNIX seconds.
     ///   - expiresAt: The envelope's `expiresAt`, UNIX seconds.
     ///   - now: The current time, UNIX seconds.
-    /// - Throws: `SealedPushError` with code `expired`, `replayed` or `invalidArgument`.
-    public func checkAndRecord(messageID: [UInt8], expiresAt: UInt64, now: UInt64) throws {
+    /// - Throws: `SealedPushError` with code `expired`, `notYetValid`, `replayed` or `invalidArgument`.
+    public func checkAndRecord(messageID: [UInt8], issuedAt: UInt64, expiresAt: UInt64, now: UInt64) throws {
         try lock.withLock {
-            try ledger.record(messageID: messageID, expiresAt: expiresAt, now: now, capacity: capacity)
+            try ledger.record(messageID: messageID, issuedAt: issuedAt, expiresAt: expiresAt, now: now, capacity: capacity)
         }
     }
 }

@@ -89,6 +89,9 @@ public struct DeviceKeyRing: Sendable {
 
     /// Generates a new current key and retires the previous current key at `now`.
     ///
+    /// If the ring would then no longer fit the file limit (``maxFileBytes``), the oldest retired keys are dropped
+    /// first (`Specs/keyring-v1.md` §2.2): a writer never produces a ring its readers refuse.
+    ///
     /// - Parameter now: The rotation time, UNIX seconds (the old key's retirement time).
     /// - Returns: The new current key.
     @discardableResult
@@ -96,7 +99,29 @@ public struct DeviceKeyRing: Sendable {
         let fresh = Self.freshKey(now: now, avoiding: Set(keys.map(\.keyID)))
         keys[keys.count - 1] = current.retired(at: now)
         keys.append(fresh)
+        trimToFileLimit()
         return fresh
+    }
+
+    /// Drops the oldest retired keys until ``fileBytes()`` fits ``maxFileBytes`` (`Specs/keyring-v1.md` §2.2),
+    /// so a writer never produces a file its readers refuse. The current key is never dropped.
+    ///
+    /// - Returns: The ids of the dropped keys, oldest first (empty when the ring already fits).
+    @discardableResult
+    public mutating func trimToFileLimit() -> [KeyID] {
+        var sizes = keys.enumerated().map { index, key in
+            var entry: [UInt8] = []
+            Self.appendEntry(key, last: index == keys.count - 1, to: &entry)
+            defer { EnvelopeOpener.wipe(&entry) }
+            return entry.count
+        }
+        var total = Self.fileHead.count + Self.fileTail.count + sizes.reduce(0, +)
+        var dropped: [KeyID] = []
+        while total > Self.maxFileBytes, keys.count > 1 {
+            total -= sizes.removeFirst()
+            dropped.append(keys.removeFirst().keyID)
+        }
+        return dropped
     }
 
     /// Removes retired keys whose grace window has passed (`retiredAt + gracePeriod <= now`). The current key is

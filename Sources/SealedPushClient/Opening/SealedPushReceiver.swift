@@ -111,7 +111,8 @@ public struct SealedPushReceiver: Sendable {
         let now = clock.now()
         let opened = try opener.open(envelope: envelope, now: now)
         // Step 13, only after steps 11 and 12 succeeded.
-        try replayGuard?.checkAndRecord(messageID: opened.messageID, expiresAt: opened.expiresAt, now: now)
+        try replayGuard?.checkAndRecord(
+            messageID: opened.messageID, issuedAt: opened.issuedAt, expiresAt: opened.expiresAt, now: now)
         return opened
     }
 }

@@ -6,6 +6,7 @@ extension DeviceKeyRing {
     public static let fileFormat = "SealedPush keyring v1"
 
     /// The largest key ring file accepted, in bytes (a ring holds a handful of keys; anything bigger is corrupt).
+    /// Writers never write more: rotation drops the oldest retired keys first (``trimToFileLimit()``).
     public static let maxFileBytes = 1 << 20
 
     /// One entry of the file's `keys` array.
@@ -87,24 +88,31 @@ extension DeviceKeyRing {
     public func fileBytes() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(200 * keys.count + 64)
-        out += Array("{\n  \"format\": \"\(Self.fileFormat)\",\n  \"keys\": [\n".utf8)
+        out += Self.fileHead
         for (index, key) in keys.enumerated() {
-            var raw = Array(key.privateKey.rawRepresentation)
-            var privateLine = KeyText.encodePrivateKeyFile(raw)
-            EnvelopeOpener.wipe(&raw)
-            if privateLine.last == UInt8(ascii: "\n") { privateLine.removeLast() }
-            out += Array("    {\"keyId\": \"\(key.keyID.hex)\", \"publicKey\": \"\(key.publicKeyText)\", ".utf8)
-            out += Array("\"privateKey\": \"".utf8)
-            out += privateLine
-            EnvelopeOpener.wipe(&privateLine)
-            out += Array("\", \"createdAt\": \(key.createdAt)".utf8)
-            if let retiredAt = key.retiredAt {
-                out += Array(", \"retiredAt\": \(retiredAt)".utf8)
-            }
-            out += Array((index == keys.count - 1 ? "}\n" : "},\n").utf8)
+            Self.appendEntry(key, last: index == keys.count - 1, to: &out)
         }
-        out += Array("  ]\n}\n".utf8)
+        out += Self.fileTail
         return out
+    }
+
+    static let fileHead = Array("{\n  \"format\": \"\(fileFormat)\",\n  \"keys\": [\n".utf8)
+    static let fileTail = Array("  ]\n}\n".utf8)
+
+    static func appendEntry(_ key: Key, last: Bool, to out: inout [UInt8]) {
+        var raw = Array(key.privateKey.rawRepresentation)
+        var privateLine = KeyText.encodePrivateKeyFile(raw)
+        EnvelopeOpener.wipe(&raw)
+        if privateLine.last == UInt8(ascii: "\n") { privateLine.removeLast() }
+        out += Array("    {\"keyId\": \"\(key.keyID.hex)\", \"publicKey\": \"\(key.publicKeyText)\", ".utf8)
+        out += Array("\"privateKey\": \"".utf8)
+        out += privateLine
+        EnvelopeOpener.wipe(&privateLine)
+        out += Array("\", \"createdAt\": \(key.createdAt)".utf8)
+        if let retiredAt = key.retiredAt {
+            out += Array(", \"retiredAt\": \(retiredAt)".utf8)
+        }
+        out += Array((last ? "}\n" : "},\n").utf8)
     }
 
     /// One `keys` entry: three strings, `createdAt` and an optional (absent or null) `retiredAt`, each a whole

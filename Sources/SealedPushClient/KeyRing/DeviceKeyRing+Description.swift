@@ -48,3 +48,24 @@ extension EnvelopeOpener: CustomStringConvertible, CustomDebugStringConvertible,
         Mirror(self, children: ["topic": topic, "deviceKeyIDs": deviceKeyIDs, "serverKeyIDs": serverKeyIDs])
     }
 }
+
+extension InMemoryKeyStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The access mode, availability and the held key ids; never the stored key ring bytes.
+    public var description: String {
+        let ids = (try? loadKeyRing())??.keys.map(\.keyID.hex).joined(separator: ", ")
+        return "InMemoryKeyStore(readOnly: \(isReadOnly), keys: [\(ids ?? "unavailable")])"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the access mode only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["isReadOnly": isReadOnly, "description": description], displayStyle: .class)
+    }
+}
+
+extension HPKERecipientWrapper: CustomReflectable {
+    /// An empty mirror: the context holds the AEAD key.
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}

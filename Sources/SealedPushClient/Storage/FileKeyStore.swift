@@ -58,7 +58,7 @@ public struct FileKeyStore: KeyStore {
     /// - Throws: `SealedPushError` with code `keysUnavailable` (read-only: directory or file missing; any access:
     ///   permission denied), `keyStoreCorrupt` or `io`.
     public func loadKeyRing() throws -> DeviceKeyRing? {
-        guard POSIXFile.isDirectory(directoryPath) else {
+        guard try POSIXFile.checkDirectory(directoryPath) else {
             if isReadOnly {
                 throw SealedPushError(.keysUnavailable, "key ring directory \(directoryPath) does not exist or is not readable")
             }
@@ -101,6 +101,13 @@ public struct FileKeyStore: KeyStore {
             if let ring, ring.fingerprint != before?.fingerprint {
                 var bytes = ring.fileBytes()
                 defer { EnvelopeOpener.wipe(&bytes) }
+                // A writer never writes what a reader refuses (the app could not open, rotate or prune again).
+                guard bytes.count <= DeviceKeyRing.maxFileBytes else {
+                    throw SealedPushError(
+                        .invalidArgument,
+                        "the key ring would be \(bytes.count) bytes, over the \(DeviceKeyRing.maxFileBytes)-byte limit "
+                            + "readers accept (\(ring.keys.count) keys); prune retired keys first")
+                }
                 try POSIXFile.writeAtomically(bytes, to: filePath, directory: directoryPath, beforeRename: beforeRename)
                 POSIXFile.removeStaleTemporaries(named: Self.fileName, in: directoryPath)
             } else if ring == nil, before != nil {

@@ -1,0 +1,21 @@
+/// A snapshot of a replay guard's persisted state (`Specs/keyring-v1.md` §5), for diagnostics and operators.
+///
+/// It holds no message ids: only counts and times, so it can be printed and logged.
+public struct ReplayGuardState: Sendable, Hashable {
+    /// How many message ids are remembered.
+    public var count: Int
+    /// The most ids kept at once.
+    public var capacity: Int
+    /// Envelopes issued at or before this time (UNIX seconds) are refused: an id evicted for room was issued then.
+    /// 0 when nothing was evicted.
+    public var evictedIssuedAt: UInt64
+    /// Envelopes expiring at or before this time are refused: ids that expired by then were dropped. It never
+    /// passes the latest authenticated `issuedAt`, so a device clock running ahead cannot move it.
+    public var prunedThrough: UInt64
+    /// The latest authenticated `issuedAt` recorded (the senders' clock).
+    public var latestIssuedAt: UInt64
+    /// The earliest `issuedAt` among remembered ids, if any.
+    public var earliestIssuedAt: UInt64?
+    /// The latest `expiresAt` among remembered ids, if any.
+    public var latestExpiresAt: UInt64?
+}
