@@ -10,8 +10,10 @@ public struct DevicePublicKey: Sendable, Hashable, CustomStringConvertible {
     /// Creates a device key from its 32 raw bytes.
     ///
     /// - Parameter rawRepresentation: The 32-byte public key.
-    /// - Throws: `SealedPushError` with code `invalidKey` if it is not 32 bytes.
+    /// - Throws: `SealedPushError` with code `invalidKey` if it is not 32 bytes or not a canonical u-coordinate
+    ///   (bit 255 set, or `u >= 2^255 − 19`; spec §7).
     public init(rawRepresentation: [UInt8]) throws {
+        try KeyText.checkCanonicalPublicKey(rawRepresentation)
         self.keyID = try KeyID(derivingFrom: rawRepresentation)
         self.rawRepresentation = rawRepresentation
     }

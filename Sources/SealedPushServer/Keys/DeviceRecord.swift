@@ -4,9 +4,11 @@ import SealedPushCore
 /// The backend's record of one device's registered public keys (the server half of the device key lifecycle).
 ///
 /// A device registers each new key it generates (on install and at every rotation). The record checks that the
-/// registration's key id is the one computed from its public key, keeps the few most recent keys, and
-/// ``currentKey(at:)`` picks the newest key that has not expired, so the backend always seals to the key the
-/// device made last. Older keys stay only so an unexpired one can be used if the newest has expired.
+/// registration's key id is the one computed from its public key and that its `createdAt` is not beyond the
+/// server's clock plus ``maxClockSkew``, keeps the few most recently *arrived* keys, and ``currentKey(at:)`` picks
+/// the last-arrived key that has not expired (`Specs/keyring-v1.md` §4). Arrival order, not the device's
+/// `createdAt`, decides: a device whose clock was once wrong (a key "created" in 2036) cannot pin that key after it
+/// rotates. Older keys stay only so an unexpired one can be used if the newest has expired.
 public struct DeviceRecord: Sendable, Hashable {
     /// One registered key.
     public struct RegisteredKey: Sendable, Hashable {
@@ -28,8 +30,10 @@ public struct DeviceRecord: Sendable, Hashable {
 
     /// The default number of keys a record keeps.
     public static let defaultMaxKeys = 4
+    /// How far a registration's `createdAt` may be ahead of the server's clock: 10 minutes.
+    public static let maxClockSkew: UInt64 = 600
 
-    /// The registered keys, newest (`createdAt`) first.
+    /// The registered keys, last arrived first.
     public private(set) var keys: [RegisteredKey] = []
     /// The most keys kept; registering more drops the oldest.
     public let maxKeys: Int
@@ -43,33 +47,42 @@ public struct DeviceRecord: Sendable, Hashable {
 
     /// Accepts a device's registration record (Core's `DeviceRegistration`, as the device sent it).
     ///
-    /// - Parameter registration: The registration.
+    /// - Parameters:
+    ///   - registration: The registration.
+    ///   - now: The server's current time, UNIX seconds (default: the system clock).
     /// - Returns: The registered key.
     /// - Throws: `SealedPushError` with code `invalidKey` if the key or key id is malformed or the key id does not
-    ///   match the public key; `invalidArgument` for times before 1970 or an expiry not after creation.
+    ///   match the public key; `invalidArgument` for times before 1970, a `createdAt` more than ``maxClockSkew``
+    ///   ahead of `now`, or an expiry not after creation.
     @discardableResult
-    public mutating func register(_ registration: DeviceRegistration) throws -> RegisteredKey {
+    public mutating func register(_ registration: DeviceRegistration, now: UInt64 = DeviceRecord.systemNow()) throws
+        -> RegisteredKey
+    {
         try register(
             publicKeyText: registration.publicKey, keyIDHex: registration.keyId,
             createdAt: Self.unixSeconds(registration.createdAt, field: "createdAt"),
-            expiresAt: registration.expiresAt.map { try Self.unixSeconds($0, field: "expiresAt") })
+            expiresAt: registration.expiresAt.map { try Self.unixSeconds($0, field: "expiresAt") }, now: now)
     }
 
     /// Accepts a registration given as its fields.
     ///
-    /// Registering a key that is already present replaces its times.
+    /// The accepted key becomes the current one: the registration that arrived last wins. Registering a key that is
+    /// already present replaces its times and makes it current again.
     ///
     /// - Parameters:
     ///   - publicKeyText: The public key in the text form `SPK1:…`.
     ///   - keyIDHex: The key id the device states, 16 lowercase hex digits.
     ///   - createdAt: When the device created the key (UNIX seconds).
     ///   - expiresAt: When the key expires (UNIX seconds), if it does.
+    ///   - now: The server's current time, UNIX seconds (default: the system clock).
     /// - Returns: The registered key.
     /// - Throws: `SealedPushError` with code `invalidKey` for a malformed key or key id, or a key id that does not
-    ///   match the public key; `invalidArgument` if `expiresAt` is not after `createdAt`.
+    ///   match the public key; `invalidArgument` if `createdAt` is more than ``maxClockSkew`` ahead of `now` or
+    ///   `expiresAt` is not after `createdAt`.
     @discardableResult
     public mutating func register(
-        publicKeyText: String, keyIDHex: String, createdAt: UInt64, expiresAt: UInt64?
+        publicKeyText: String, keyIDHex: String, createdAt: UInt64, expiresAt: UInt64?,
+        now: UInt64 = DeviceRecord.systemNow()
     ) throws -> RegisteredKey {
         let publicKey = try DevicePublicKey(text: publicKeyText)
         let stated: KeyID
@@ -84,6 +97,13 @@ public struct DeviceRecord: Sendable, Hashable {
                 "registration states key id \(stated.hex) but its public key has key id \(publicKey.keyID.hex); "
                     + "rejecting the registration")
         }
+        guard createdAt <= now || createdAt - now <= Self.maxClockSkew else {
+            throw SealedPushError(
+                .invalidArgument,
+                "registration for key \(publicKey.keyID.hex) says it was created at \(createdAt) (UNIX seconds), "
+                    + "\(createdAt - now) s ahead of the server clock (\(now)); the device clock is wrong, so the "
+                    + "registration is refused (it would otherwise outrank every later key)")
+        }
         if let expiresAt, expiresAt <= createdAt {
             throw SealedPushError(
                 .invalidArgument,
@@ -92,9 +112,7 @@ public struct DeviceRecord: Sendable, Hashable {
         }
         let key = RegisteredKey(publicKey: publicKey, createdAt: createdAt, expiresAt: expiresAt)
         keys.removeAll { $0.publicKey == publicKey }
-        // Newest first; a later registration wins a tie on createdAt.
-        let position = keys.firstIndex { $0.createdAt <= createdAt } ?? keys.endIndex
-        keys.insert(key, at: position)
+        keys.insert(key, at: 0)  // the registration that arrived last wins
         if keys.count > maxKeys { keys.removeLast(keys.count - maxKeys) }
         return key
     }
@@ -130,6 +148,13 @@ public struct DeviceRecord: Sendable, Hashable {
     /// - Parameter now: UNIX seconds.
     public mutating func removeExpired(at now: UInt64) {
         keys.removeAll { !$0.isValid(at: now) }
+    }
+
+    /// The system clock in whole UNIX seconds.
+    ///
+    /// - Returns: Seconds since 1970, 0 before it.
+    public static func systemNow() -> UInt64 {
+        clampedSeconds(Date())
     }
 
     /// Whole UNIX seconds of `date` (rounded down), or `invalidArgument` before 1970 or beyond `UInt64`.

@@ -51,19 +51,50 @@ import Testing
         }
     }
 
-    @Test func sealsToNewestUnexpiredKey() throws {
-        let (old, middle, newest) = (try newKey(), try newKey(), try newKey())
+    @Test func sealsToLastArrivedUnexpiredKey() throws {
+        let (first, second, third) = (try newKey(), try newKey(), try newKey())
         var record = DeviceRecord()
-        // Registered out of order: newest-ness is createdAt, not arrival.
-        try record.register(publicKeyText: middle.text, keyIDHex: middle.keyID.hex, createdAt: 200, expiresAt: 5_000)
-        try record.register(publicKeyText: newest.text, keyIDHex: newest.keyID.hex, createdAt: 300, expiresAt: 1_000)
-        try record.register(publicKeyText: old.text, keyIDHex: old.keyID.hex, createdAt: 100, expiresAt: nil)
-        #expect(record.keys.map(\.createdAt) == [300, 200, 100])
-        #expect(try record.currentKey(at: 999) == newest)
-        #expect(try record.currentKey(at: 1_000) == middle)  // newest expired at 1,000
-        #expect(try record.currentKey(at: 5_000) == old)
+        // Arrival order decides, not the device's createdAt (keyring spec §4).
+        try record.register(publicKeyText: first.text, keyIDHex: first.keyID.hex, createdAt: 200, expiresAt: 5_000)
+        try record.register(publicKeyText: second.text, keyIDHex: second.keyID.hex, createdAt: 300, expiresAt: 1_000)
+        try record.register(publicKeyText: third.text, keyIDHex: third.keyID.hex, createdAt: 100, expiresAt: nil)
+        #expect(record.keys.map(\.publicKey) == [third, second, first])
+        #expect(try record.currentKey(at: 999) == third)
         record.removeExpired(at: 5_000)
-        #expect(record.keys.map(\.publicKey) == [old])
+        #expect(record.keys.map(\.publicKey) == [third])
+    }
+
+    @Test func fallsBackToTheLastArrivedKeyThatHasNotExpired() throws {
+        let (older, newer) = (try newKey(), try newKey())
+        var record = DeviceRecord()
+        try record.register(publicKeyText: older.text, keyIDHex: older.keyID.hex, createdAt: 100, expiresAt: 5_000)
+        try record.register(publicKeyText: newer.text, keyIDHex: newer.keyID.hex, createdAt: 200, expiresAt: 1_000)
+        #expect(try record.currentKey(at: 999) == newer)
+        #expect(try record.currentKey(at: 1_000) == older)  // newer expired at 1,000
+    }
+
+    /// Review item 9: a registration "created" in 2036 (device clock wrong) stayed first forever, so after the
+    /// device rotated and pruned, every message was sealed to a key it no longer had.
+    @Test func farFutureRegistrationDoesNotPinItsKey() throws {
+        let now: UInt64 = 1_800_000_000  // 2027
+        let year2036: UInt64 = 2_082_758_400
+        let (wrongClock, rotated) = (try newKey(), try newKey())
+        var record = DeviceRecord()
+        #expect {
+            try record.register(
+                publicKeyText: wrongClock.text, keyIDHex: wrongClock.keyID.hex, createdAt: year2036, expiresAt: nil,
+                now: now)
+        } throws: { error in
+            (error as? SealedPushError)?.code == .invalidArgument
+                && (error as? SealedPushError)?.message.contains("ahead of the server clock") == true
+        }
+        #expect(record.keys.isEmpty)
+        // Within the 10-minute skew it is accepted, and a later registration (the device rotated) still wins.
+        try record.register(
+            publicKeyText: wrongClock.text, keyIDHex: wrongClock.keyID.hex, createdAt: now + 600, expiresAt: nil, now: now)
+        try record.register(
+            publicKeyText: rotated.text, keyIDHex: rotated.keyID.hex, createdAt: now + 60, expiresAt: nil, now: now + 60)
+        #expect(try record.currentKey(at: now + 60) == rotated)
     }
 
     @Test func noValidKeyIsUnknownRecipientKey() throws {
