@@ -45,13 +45,57 @@ public struct EnvelopeVectorFile: Codable, Sendable {
         public var topic: String
         public var now: UInt64
         public var expectedError: String
+        /// When true the body is handed over already parsed (as `userInfo` is), so step 1 does not apply.
+        public var parsedBody: Bool?
 
-        public init(name: String, payload: String, topic: String, now: UInt64, expectedError: String) {
+        public init(
+            name: String, payload: String, topic: String, now: UInt64, expectedError: String, parsedBody: Bool? = nil
+        ) {
             self.name = name
             self.payload = payload
             self.topic = topic
             self.now = now
             self.expectedError = expectedError
+            self.parsedBody = parsedBody
+        }
+    }
+
+    /// A body a receiver must open although no conforming sender emits it byte for byte (spec §11).
+    public struct Accepted: Codable, Sendable {
+        public var name: String
+        public var payload: String
+        public var now: UInt64
+        /// The canonical form (spec §4.1) of the content the receiver must produce.
+        public var contentJSON: String
+
+        public init(name: String, payload: String, now: UInt64, contentJSON: String) {
+            self.name = name
+            self.payload = payload
+            self.now = now
+            self.contentJSON = contentJSON
+        }
+    }
+
+    /// A double and its canonical JSON text (spec §4.1).
+    public struct CanonicalNumber: Codable, Sendable {
+        /// The IEEE 754 binary64 bit pattern, 16 hex digits.
+        public var bits: String
+        public var text: String
+
+        public init(bits: String, text: String) {
+            self.bits = bits
+            self.text = text
+        }
+    }
+
+    /// A public key text every parser must reject with `invalidKey` (spec §7).
+    public struct InvalidPublicKey: Codable, Sendable {
+        public var name: String
+        public var text: String
+
+        public init(name: String, text: String) {
+            self.name = name
+            self.text = text
         }
     }
 
@@ -66,11 +110,15 @@ public struct EnvelopeVectorFile: Codable, Sendable {
     public var deviceKeyId: String
     public var positive: [Positive]
     public var negative: [Negative]
+    public var accepted: [Accepted]
+    public var canonicalNumbers: [CanonicalNumber]
+    public var invalidPublicKeys: [InvalidPublicKey]
 
     public init(
         generator: String, topic: String, serverPrivateKey: String, serverPublicKey: String, serverKeyId: String,
         devicePrivateKey: String, devicePublicKey: String, deviceKeyId: String, positive: [Positive],
-        negative: [Negative]
+        negative: [Negative], accepted: [Accepted], canonicalNumbers: [CanonicalNumber],
+        invalidPublicKeys: [InvalidPublicKey]
     ) {
         self.version = 1
         self.generator = generator
@@ -83,6 +131,9 @@ public struct EnvelopeVectorFile: Codable, Sendable {
         self.deviceKeyId = deviceKeyId
         self.positive = positive
         self.negative = negative
+        self.accepted = accepted
+        self.canonicalNumbers = canonicalNumbers
+        self.invalidPublicKeys = invalidPublicKeys
     }
 
     /// The repository root, found from this source file's location (tests run from a checkout).

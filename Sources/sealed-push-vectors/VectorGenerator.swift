@@ -69,6 +69,26 @@ enum VectorGenerator {
         _ = try positive("bucket-256-first", NotificationContent(body: String(repeating: "b", count: 116)))
         // 2,910 bytes of content fill the largest bucket; the body is then 4,087 bytes (spec §6.1).
         _ = try positive("largest-bucket", NotificationContent(body: String(repeating: "z", count: 2899)))
+        // Spec §4: `data` may be null (kept, distinct from absent); unknown members travel end to end after the
+        // known ones; a receiver that does not process attachments checks only that they are objects.
+        _ = try positive("data-null", NotificationContent(body: "n", data: .null))
+        var future = NotificationContent(body: "future")
+        future.additionalMembers = ["x-later": .object(["b": .number(2), "a": .array([.string("z")])]), "ab": .bool(true)]
+        _ = try positive("unknown-members-kept", future)
+        _ = try positive(
+            "attachments-not-processed",
+            NotificationContent(body: "photo", attachments: [.object(["url": .string("https://example.com/b/1")]), .object([:])]))
+        // Spec §4.1 numbers: plain integers below 2^53, shortest round-trip digits otherwise, exponent form for
+        // integers at or above 2^53 and for E < -4; zero of either sign is 0.
+        _ = try positive(
+            "data-numbers",
+            NotificationContent(data: .object([
+                "a-max-exact": .number(9_007_199_254_740_991), "b-two-53": .number(9_007_199_254_740_992),
+                "c-1e16": .number(1e16), "d-small": .number(0.0001), "e-smaller": .number(0.00001),
+                "f-frac": .number(-123.456), "g-neg-zero": .number(-0.0), "h-big": .number(1.2345678901234568e+20),
+                "i-tiny": .number(5e-324),
+            ])))
+        _ = try positive("opens-at-clock-skew-limit", NotificationContent(body: "early"), now: issuedAt - EnvelopeV1.maxClockSkew)
 
         var negatives: [EnvelopeVectorFile.Negative] = []
         let envelope = try Hex.decode(base.envelope)
@@ -105,6 +125,15 @@ enum VectorGenerator {
         negative("wrong-topic", .authenticationFailure, payload: base.payload, topic: "com.example.other")
         negative("expired", .expired, payload: base.payload, now: expiresAt)
         negative("expired-long-ago", .expired, payload: base.payload, now: expiresAt + 86_400 * 365)
+        // Step 10a: issuedAt more than 600 s ahead of the receiver's clock.
+        negative("not-yet-valid", .notYetValid, payload: base.payload, now: issuedAt - EnvelopeV1.maxClockSkew - 1)
+        negative("not-yet-valid-years-ahead", .notYetValid, payload: base.payload, now: issuedAt - 5 * 365 * 86_400)
+        // Step 4's upper bound: only reachable when the body arrives parsed (userInfo), as step 1 caps raw bodies.
+        let oversizeEnvelope = envelope + [UInt8](repeating: 0, count: EnvelopeV1.maximumLength + 1 - envelope.count)
+        negatives.append(.init(
+            name: "envelope-over-maximum", payload: #"{"sp":""# + Base64URL.encode(oversizeEnvelope) + #""}"#,
+            topic: topic, now: issuedAt + 60, expectedError: SealedPushError.Code.malformedEnvelope.name,
+            parsedBody: true))
 
         let foreignSealer = try Sealer(identity: otherServer, topic: topic)
         let foreign = try foreignSealer.seal(
@@ -136,6 +165,15 @@ enum VectorGenerator {
         try rawSealed("content-duplicated-member", Padding.pad(Array(#"{"body":"a","body":"b"}"#.utf8)), ephemeral: 0x67)
         try rawSealed("content-badge-out-of-range", Padding.pad(Array(#"{"badge":-1}"#.utf8)), ephemeral: 0x68)
         try rawSealed("content-invalid-utf8", Padding.pad([0x7B, 0x22, 0x62, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]), ephemeral: 0x69)
+        try rawSealed("content-number-overflows-double", Padding.pad(Array(#"{"data":1e400}"#.utf8)), ephemeral: 0x6A)
+        try rawSealed("content-integer-beyond-2-53", Padding.pad(Array(#"{"data":9007199254740993}"#.utf8)), ephemeral: 0x6B)
+        try rawSealed("content-lone-escaped-surrogate", Padding.pad(Array(#"{"body":"\ud800"}"#.utf8)), ephemeral: 0x6C)
+        try rawSealed("content-byte-order-mark", Padding.pad([0xEF, 0xBB, 0xBF] + Array(#"{"body":"x"}"#.utf8)), ephemeral: 0x6D)
+        try rawSealed("content-known-member-null", Padding.pad(Array(#"{"title":null}"#.utf8)), ephemeral: 0x6E)
+        try rawSealed("content-attachments-not-array", Padding.pad(Array(#"{"attachments":{"url":"x"}}"#.utf8)), ephemeral: 0x6F)
+        try rawSealed("content-attachment-not-object", Padding.pad(Array(#"{"attachments":["https://x"]}"#.utf8)), ephemeral: 0x70)
+        try rawSealed("content-nested-too-deep", Padding.pad(Array(("{\"data\":" + String(repeating: "[", count: 32)
+            + String(repeating: "]", count: 32) + "}").utf8)), ephemeral: 0x71)
 
         let b64 = Base64URL.encode(envelope)
         let standard = Data(envelope).base64EncodedString()
@@ -146,17 +184,73 @@ enum VectorGenerator {
         negative("missing-envelope", .malformedPayload, payload: #"{"aps":{"alert":{"body":"x"},"mutable-content":1}}"#)
         negative("envelope-not-a-string", .malformedPayload, payload: #"{"sp":12345}"#)
         negative("duplicated-envelope-member", .malformedPayload, payload: #"{"sp":""# + b64 + #"","sp":""# + b64 + #""}"#)
+        negative("duplicated-member-outside-envelope", .malformedPayload, payload: #"{"aps":{},"aps":{},"sp":""# + b64 + #""}"#)
+        negative("duplicated-member-nested", .malformedPayload,
+                 payload: #"{"aps":{"alert":{"body":"a","body":"b"}},"sp":""# + b64 + #""}"#)
+        negative("body-byte-order-mark", .malformedPayload, payload: "\u{FEFF}" + base.payload)
         negative("not-json", .malformedPayload, payload: "sp=" + b64)
         negative("top-level-array", .malformedPayload, payload: #"[""# + b64 + #""]"#)
         negative("oversize-body", .payloadTooLarge,
                  payload: #"{"aps":{},"pad":""# + String(repeating: "p", count: 4000) + #"","sp":""# + b64 + #""}"#)
 
+        // Bodies a receiver must open although a sender would not emit them byte for byte.
+        var accepted: [EnvelopeVectorFile.Accepted] = []
+        func accept(_ name: String, _ payload: String, contentJSON: String) {
+            accepted.append(.init(name: name, payload: payload, now: issuedAt + 60, contentJSON: contentJSON))
+        }
+        // §6: the alphabet check applies to the decoded JSON string, so escapes of alphabet characters are fine.
+        let escaped = String(format: "\\u%04x", Int(b64.utf8.first!)) + String(b64.dropFirst())
+        accept("envelope-with-json-escapes", #"{"sp":""# + escaped + #""}"#, contentJSON: base.contentJSON)
+        accept("other-members-any-order", #"{"sp":""# + b64 + #"","x":[1,{"y":null}],"aps":{"mutable-content":1}}"#,
+               contentJSON: base.contentJSON)
+        // §5/§8 step 4: bucket sizes are a sender rule; a receiver accepts any padded length within the bounds.
+        for (name, length, tag) in [("padding-not-a-bucket", 300, UInt8(0x72)), ("padding-beyond-largest-bucket", 2916, 0x73)] {
+            let content = Array(#"{"body":"odd padding"}"#.utf8)
+            let padded = [UInt8(content.count >> 8), UInt8(content.count & 0xFF)] + content
+                + [UInt8](repeating: 0, count: length - 2 - content.count)
+            let sealed = try sealer.seal(
+                rawPlaintext: padded, to: devicePublic, ephemeralPrivateKey: key(tag),
+                messageID: [UInt8](repeating: tag, count: 16), issuedAt: issuedAt, expiresAt: expiresAt)
+            let minimal = #"{"sp":""# + Base64URL.encode(sealed.envelope) + #""}"#
+            accept(name, minimal, contentJSON: String(decoding: content, as: UTF8.self))
+        }
+        // RFC 8259 §8.3: names compare by code points, so NFC "\u{e9}" and NFD "e\u{301}" are two members.
+        let normalization = NotificationContent(data: .object(["\u{e9}": .number(1), "e\u{301}": .number(2)]))
+        let normalized = try sealer.seal(
+            normalization, to: devicePublic, ephemeralPrivateKey: key(0x74),
+            messageID: [UInt8](repeating: 0x74, count: 16), issuedAt: issuedAt, expiresAt: expiresAt)
+        accept("nfc-and-nfd-names-are-distinct", String(decoding: normalized.payload, as: UTF8.self),
+               contentJSON: String(decoding: try normalization.canonicalJSON(), as: UTF8.self))
+
+        let numbers: [Double] = [
+            0, -0.0, 1, -1, 42, 9_007_199_254_740_991, -9_007_199_254_740_991, 9_007_199_254_740_992,
+            9_007_199_254_740_994, 1e15 + 0.5, 1e16, 1e21, 1e300, .greatestFiniteMagnitude, 0.5, 0.1, 0.0001, 0.00001,
+            1.5e-5, 123.456, -0.000123, 1.2345678901234568e+20, 5e-324, 2.2250738585072014e-308, 4503599627370495.5,
+        ]
+        let canonicalNumbers = numbers.map { value in
+            EnvelopeVectorFile.CanonicalNumber(
+                bits: String(format: "%016llx", value.bitPattern), text: JSONWriter.canonicalNumber(value))
+        }
+        var highBit = device.publicKey
+        highBit[31] |= 0x80
+        let invalidPublicKeys: [EnvelopeVectorFile.InvalidPublicKey] = [
+            .init(name: "bit-255-set", text: KeyText.encodePublicKey(highBit)),
+            .init(name: "p-itself", text: KeyText.encodePublicKey([0xED] + [UInt8](repeating: 0xFF, count: 30) + [0x7F])),
+            .init(name: "p-plus-1", text: KeyText.encodePublicKey([0xEE] + [UInt8](repeating: 0xFF, count: 30) + [0x7F])),
+            .init(name: "all-ones", text: KeyText.encodePublicKey([UInt8](repeating: 0xFF, count: 32))),
+            .init(name: "wrong-prefix", text: "SPK2:" + String(device.publicKeyText.dropFirst(5))),
+            .init(name: "too-short", text: String(device.publicKeyText.dropLast())),
+            .init(name: "non-canonical-last-character", text: String(device.publicKeyText.dropLast()) + "B"),
+        ]
+
         let file = EnvelopeVectorFile(
             generator: "swift run sealed-push-vectors Specs/vectors/envelope-v1.json", topic: topic,
             serverPrivateKey: Hex.encode(key(0xA1)), serverPublicKey: server.publicKeyText, serverKeyId: server.keyID.hex,
             devicePrivateKey: Hex.encode(key(0xC3)), devicePublicKey: device.publicKeyText, deviceKeyId: device.keyID.hex,
-            positive: positives, negative: negatives)
+            positive: positives, negative: negatives, accepted: accepted, canonicalNumbers: canonicalNumbers,
+            invalidPublicKeys: invalidPublicKeys)
         try file.encoded().write(to: URL(fileURLWithPath: outPath), options: .atomic)
-        print("wrote \(positives.count) positive and \(negatives.count) negative vectors to \(outPath)")
+        print("wrote \(positives.count) positive, \(negatives.count) negative and \(accepted.count) accepted vectors, "
+              + "\(canonicalNumbers.count) numbers and \(invalidPublicKeys.count) invalid keys to \(outPath)")
     }
 }

@@ -173,7 +173,18 @@ class SpecError(Exception):
         self.code = code
 
 
+MAX_EXACT_INTEGER = 2 ** 53 - 1
+
+
 def strict_json(data, code):
+    """RFC 8259 with the spec's rules: names compared by code points (Python str equality), no duplicates, no
+    lone surrogates (raw bytes fail UTF-8 decoding; escaped ones are caught here), no byte order mark, numbers as
+    IEEE 754 doubles that must not overflow, integer literals within +-(2^53 - 1), nesting at most 32 levels."""
+    def text_ok(text):
+        if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+            raise SpecError(code)
+        return text
+
     def pairs(items):
         keys = [k for k, _ in items]
         if len(keys) != len(set(keys)):
@@ -183,6 +194,29 @@ def strict_json(data, code):
     def bad_constant(_):
         raise SpecError(code)
 
+    def parse_int(text):
+        value = int(text)
+        if abs(value) > MAX_EXACT_INTEGER:
+            raise SpecError(code)
+        return value
+
+    def parse_float(text):
+        value = float(text)
+        if math.isinf(value):
+            raise SpecError(code)
+        return value
+
+    def strings_ok(value):
+        if isinstance(value, str):
+            text_ok(value)
+        elif isinstance(value, list):
+            for child in value:
+                strings_ok(child)
+        elif isinstance(value, dict):
+            for name, child in value.items():
+                text_ok(name)
+                strings_ok(child)
+
     def depth(value, level):
         if isinstance(value, (list, dict)):
             if level > 32:
@@ -191,15 +225,90 @@ def strict_json(data, code):
                 depth(child, level + 1)
 
     try:
-        value = json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_constant=bad_constant)
+        value = json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_constant=bad_constant,
+                           parse_int=parse_int, parse_float=parse_float)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise SpecError(code)
+    strings_ok(value)
     depth(value, 1)
     return value
 
 
-def receive(body, device_sk, server_pk, topic, now):
-    if len(body) > 4096:
+# ---- spec section 4.1: canonical form
+KNOWN_MEMBERS = ["title", "subtitle", "body", "badge", "sound", "thread-id", "category", "interruption-level",
+                 "relevance-score", "target-content-id", "data", "attachments"]
+
+
+def shortest_digits(value):
+    """Shortest round-trip digits of a positive double and its decimal exponent E (value = d.ddd x 10^E)."""
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    shift = int(exponent) if exponent else 0
+    integer, _, fraction = mantissa.partition(".")
+    digits = integer + fraction
+    exp = len(integer) - 1 + shift
+    while digits.startswith("0"):
+        digits = digits[1:]
+        exp -= 1
+    return digits.rstrip("0"), exp
+
+
+def canonical_number(value):
+    if isinstance(value, int):
+        return str(value)
+    if value == 0:
+        return "0"
+    integral = value == math.trunc(value)
+    if integral and abs(value) < 2 ** 53:
+        return str(int(value))
+    digits, exp = shortest_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    if integral or exp < -4:
+        text = sign + digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return text + "e" + ("-" if exp < 0 else "+") + "%02d" % abs(exp)
+    if exp < 0:
+        return sign + "0." + "0" * (-exp - 1) + digits
+    return sign + digits[:exp + 1] + "." + digits[exp + 1:]
+
+
+def canonical_value(value):
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return canonical_number(value)
+    if isinstance(value, str):
+        return json_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(canonical_value(v) for v in value) + "]"
+    names = sorted(value, key=lambda name: name.encode("utf-8"))
+    return "{" + ",".join(json_string(n) + ":" + canonical_value(value[n]) for n in names) + "}"
+
+
+def canonical_content(content):
+    known = [n for n in KNOWN_MEMBERS if n in content]
+    others = sorted((n for n in content if n not in KNOWN_MEMBERS), key=lambda name: name.encode("utf-8"))
+    return "{" + ",".join(json_string(n) + ":" + canonical_value(content[n]) for n in known + others) + "}"
+
+
+def check_public_key_text(text):
+    """Spec section 7: SPK1: + 43 canonical base64url characters of a canonical u-coordinate (< 2^255 - 19)."""
+    if not text.startswith("SPK1:") or len(text) != 48:
+        raise SpecError("invalidKey")
+    try:
+        raw = b64url_decode(text[5:])
+    except SpecError:
+        raise SpecError("invalidKey")
+    if int.from_bytes(raw, "little") >= 2 ** 255 - 19:
+        raise SpecError("invalidKey")
+    return raw
+
+
+def receive(body, device_sk, server_pk, topic, now, parsed_body=False):
+    if len(body) > 4096 and not parsed_body:
         raise SpecError("payloadTooLarge")
     document = strict_json(body, "malformedPayload")
     if not isinstance(document, dict) or not isinstance(document.get("sp"), str):
@@ -223,6 +332,8 @@ def receive(body, device_sk, server_pk, topic, now):
         raise SpecError("unknownSenderKey")
     if not now < expires:
         raise SpecError("expired")
+    if issued > now + 600:  # step 10a: not-before with 10 minutes of clock skew
+        raise SpecError("notYetValid")
     try:
         padded = auth_open(device_sk, server_pk, header[50:82], hpke_info(topic), header, envelope[82:])
     except Exception:
@@ -257,7 +368,7 @@ def check_content(content):
         bad()
     attachments = content.get("attachments")
     if "attachments" in content and (not isinstance(attachments, list) or not all(
-            isinstance(a, dict) and isinstance(a.get("url"), str) for a in attachments)):
+            isinstance(a, dict) for a in attachments)):
         bad()
 
 
@@ -294,6 +405,7 @@ def check_envelopes(path, results):
         content_json = vector["contentJSON"].encode()
         checks = []
         checks.append(("content", strict_json(content_json, "x") == vector["content"]))
+        checks.append(("canonical", canonical_content(strict_json(content_json, "x")) == vector["contentJSON"]))
         padded = pad(content_json)
         checks.append(("padding", padded.hex() == vector["paddedPlaintext"]))
         header = (bytes([1, 1]) + key_id(device_pk) + key_id(server_pk) + h(vector["messageId"])
@@ -317,11 +429,39 @@ def check_envelopes(path, results):
     for vector in doc["negative"]:
         name = "negative/" + vector["name"]
         try:
-            receive(vector["payload"].encode(), device_sk, server_pk, vector.get("topic", topic), vector["now"])
+            receive(vector["payload"].encode(), device_sk, server_pk, vector.get("topic", topic), vector["now"],
+                    parsed_body=vector.get("parsedBody", False))
             results.append((name, False, "opened; expected " + vector["expectedError"]))
         except SpecError as error:
             ok = error.code == vector["expectedError"]
             results.append((name, ok, "" if ok else "got %s, expected %s" % (error.code, vector["expectedError"])))
+
+
+def check_extras(path, results):
+    """Accepted bodies, canonical numbers and invalid public key texts (spec section 11)."""
+    with open(path) as handle:
+        doc = json.load(handle)
+    h = bytes.fromhex
+    server_pk, device_sk = raw_public(h(doc["serverPrivateKey"])), h(doc["devicePrivateKey"])
+    for vector in doc.get("accepted", []):
+        name = "accepted/" + vector["name"]
+        try:
+            _, content = receive(vector["payload"].encode(), device_sk, server_pk, doc["topic"], vector["now"])
+            got = canonical_content(content)
+            results.append((name, got == vector["contentJSON"], "" if got == vector["contentJSON"] else got))
+        except SpecError as error:
+            results.append((name, False, "failed with " + error.code))
+    for vector in doc.get("canonicalNumbers", []):
+        value = struct.unpack(">d", h(vector["bits"]))[0]
+        got = canonical_number(value)
+        results.append(("number/" + vector["bits"], got == vector["text"], "got %s, expected %s" % (got, vector["text"])))
+    for vector in doc.get("invalidPublicKeys", []):
+        try:
+            check_public_key_text(vector["text"])
+            results.append(("invalid-key/" + vector["name"], False, "accepted"))
+        except SpecError as error:
+            results.append(("invalid-key/" + vector["name"], error.code == "invalidKey", error.code))
+    results.append(("valid device key text", check_public_key_text(doc["devicePublicKey"]) == raw_public(device_sk), ""))
 
 
 def main():
@@ -331,6 +471,7 @@ def main():
     results = []
     check_rfc9180(rfc_path, results)
     check_envelopes(envelope_path, results)
+    check_extras(envelope_path, results)
     failed = [r for r in results if not r[1]]
     for name, ok, detail in failed:
         print("FAIL %s %s" % (name, detail))

@@ -24,7 +24,7 @@ import Testing
         let codes = Set(file.negative.map(\.expectedError))
         for code in ["unsupportedVersion", "unsupportedSuite", "unknownRecipientKey", "unknownSenderKey", "expired",
                      "authenticationFailure", "truncated", "badEncoding", "payloadTooLarge", "malformedPayload",
-                     "malformedEnvelope"] {
+                     "malformedEnvelope", "notYetValid", "malformedContent"] {
             #expect(codes.contains(code), "no negative vector for \(code)")
         }
         for negative in file.negative {
@@ -71,10 +71,57 @@ import Testing
         for vector in file.negative {
             let opener = try opener(topic: vector.topic)
             do {
-                _ = try opener.open(body: Array(vector.payload.utf8), now: vector.now)
+                if vector.parsedBody == true {
+                    // Handed over parsed, as an extension's userInfo: step 1 does not apply.
+                    let userInfo = try JSONSerialization.jsonObject(with: Data(vector.payload.utf8)) as? [String: Any]
+                    _ = try opener.open(userInfo: try #require(userInfo), now: vector.now)
+                } else {
+                    _ = try opener.open(body: Array(vector.payload.utf8), now: vector.now)
+                }
                 Issue.record("\(vector.name): opened, expected \(vector.expectedError)")
             } catch let error as SealedPushError {
                 #expect(error.code.name == vector.expectedError, "\(vector.name): \(error)")
+            }
+        }
+    }
+
+    @Test func clientOpensEveryAcceptedBody() throws {
+        #expect(file.accepted.count >= 5)
+        let opener = try opener()
+        for vector in file.accepted {
+            do {
+                let opened = try opener.open(body: Array(vector.payload.utf8), now: vector.now)
+                #expect(String(decoding: try opened.content.canonicalJSON(), as: UTF8.self) == vector.contentJSON,
+                        "\(vector.name)")
+            } catch {
+                Issue.record("\(vector.name): \(error)")
+            }
+        }
+    }
+
+    @Test func canonicalNumbersMatchTheSpec() throws {
+        #expect(file.canonicalNumbers.count >= 20)
+        for vector in file.canonicalNumbers {
+            let value = Double(bitPattern: try #require(UInt64(vector.bits, radix: 16)))
+            #expect(JSONWriter.canonicalNumber(value) == vector.text, "\(vector.bits)")
+            // What the writer emits, the strict parser reads back to the same value (no integer beyond 2^53 - 1).
+            #expect(try JSONParser.parse(Array(vector.text.utf8)) == .number(value == 0 ? 0 : value), "\(vector.text)")
+        }
+    }
+
+    @Test func everyParserRejectsTheInvalidPublicKeys() throws {
+        for vector in file.invalidPublicKeys {
+            #expect(throws: SealedPushError.self, "\(vector.name)") { try KeyText.decodePublicKey(vector.text) }
+            #expect(throws: SealedPushError.self, "\(vector.name)") { try DevicePublicKey(text: vector.text) }
+            // Texts that are well-formed but name a non-canonical u-coordinate: the raw-key paths reject them too.
+            if vector.text.hasPrefix("SPK1:"), let raw = try? Base64URL.decode(utf8: Array(vector.text.utf8.dropFirst(5))),
+                raw.count == 32
+            {
+                #expect(throws: SealedPushError.self, "\(vector.name)") { try DevicePublicKey(rawRepresentation: raw) }
+                #expect(throws: SealedPushError.self, "\(vector.name)") {
+                    try EnvelopeOpener(
+                        devicePrivateKeys: [Hex.decode(file.devicePrivateKey)], serverPublicKeys: [raw], topic: file.topic)
+                }
             }
         }
     }
@@ -93,7 +140,7 @@ import Testing
         #expect(specCopy == testCopy)
     }
 
-    private func jsonObject(_ content: NotificationContent) throws -> [String: JSONValue] {
+    private func jsonObject(_ content: NotificationContent) throws -> JSONObject {
         try JSONParser.parse(content.canonicalJSON()).objectValue ?? [:]
     }
 }

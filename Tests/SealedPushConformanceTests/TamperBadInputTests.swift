@@ -174,10 +174,11 @@ import Testing
         let verbose = Placeholder.text(title: String(repeating: "T", count: 40), body: String(repeating: "B", count: 40))
         #expect(Self.sealError(longest, placeholder: verbose) == "payloadTooLarge")
 
-        // The userInfo path has no raw body; its envelope text is bounded instead.
+        // The userInfo path has no raw body (step 1 does not apply); its envelope text is bounded by the longest
+        // envelope's encoding instead: step 4's malformedEnvelope, before decoding.
         let hugeText = String(repeating: "A", count: 8_000)
         #expect(TamperFixture.outcome { _ = try fixture.opener.open(userInfo: ["sp": hugeText], now: TamperFixture.now) }
-            == "payloadTooLarge")
+            == "malformedEnvelope")
         #expect(TamperFixture.outcome { _ = try fixture.opener.open(userInfo: ["sp": 42], now: TamperFixture.now) }
             == "malformedPayload")
         #expect(TamperFixture.outcome { _ = try fixture.opener.open(userInfo: [:], now: TamperFixture.now) }
@@ -302,13 +303,15 @@ import Testing
         for json in [
             "[]", #""body""#, "null", "{", #"{"title":5}"#, #"{"badge":"3"}"#, #"{"badge":1.5}"#, #"{"badge":-1}"#,
             #"{"badge":2147483648}"#, #"{"relevance-score":1.5}"#, #"{"relevance-score":-0.1}"#,
-            #"{"interruption-level":"loud"}"#, #"{"attachments":[{"uri":"x"}]}"#, #"{"attachments":{}}"#,
+            #"{"interruption-level":"loud"}"#, #"{"attachments":["https://x"]}"#, #"{"attachments":{}}"#,
+            #"{"title":null}"#, #"{"data":1e400}"#, #"{"data":9007199254740993}"#,
             #"{"sound":true}"#, #"{"body":"x"} {}"#, #"{"body":"x",}"#, "{\"body\":\"tab\there\"}",
         ] {
             #expect(fixture.outcome(opening: try Self.sealRaw(Self.padded(Array(json.utf8)))) == "malformedContent",
                     "\(json)")
         }
-        for json in [#"{"badge":2147483647,"relevance-score":1}"#, #"{"future":[1,{"x":null}]}"#, "{}"] {
+        for json in [#"{"badge":2147483647,"relevance-score":1}"#, #"{"future":[1,{"x":null}]}"#, "{}",
+                     #"{"attachments":[{"uri":"x"}]}"#, #"{"data":null}"#, #"{"data":{"\u00e9":1,"e\u0301":2}}"#] {
             #expect(fixture.outcome(opening: try Self.sealRaw(Self.padded(Array(json.utf8)))) == "opened", "\(json)")
         }
     }
