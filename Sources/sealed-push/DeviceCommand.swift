@@ -7,8 +7,8 @@ import SealedPushCore
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Create, rotate and prune a device key ring.",
-        subcommands: [Init.self, Rotate.self, Prune.self])
+        abstract: "Create, rotate and prune a device key ring; inspect or reset its replay state.",
+        subcommands: [Init.self, Rotate.self, Prune.self, ReplayState.self])
 
     struct KeyringOptions: ParsableArguments {
         @Option(help: "The key ring directory (created 0700; key ring file 0600).")
@@ -60,6 +60,46 @@ struct DeviceCommand: AsyncParsableCommand {
                 let removed = try options.manager.prune(now: CLIIO.parseNow(options.now))
                 CLIIO.writeStdout(removed.map { "pruned \($0.hex)\n" }.joined())
                 if removed.isEmpty { CLIIO.writeStdout("nothing to prune\n") }
+            }
+        }
+    }
+
+    struct ReplayState: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "replay-state",
+            abstract: "Show the replay guard's state in a key ring directory, or reset it after an incident.",
+            discussion: """
+                Prints how many message ids are remembered and the times below which envelopes are refused \
+                (`Specs/keyring-v1.md` §5). No message id or content is printed. --reset replaces the state with an \
+                empty one: envelopes opened before and not yet expired could then open once more.
+                """)
+        @OptionGroup var options: KeyringOptions
+
+        @Flag(help: "Forget every recorded message id and watermark.")
+        var reset = false
+
+        func run() async throws {
+            try await runReportingErrors {
+                let guardian = FileReplayGuard(directory: URL(fileURLWithPath: options.keyring))
+                if reset {
+                    try guardian.reset()
+                    CLIIO.writeStdout("replay state reset in \(options.keyring)\n")
+                    return
+                }
+                let state = try guardian.state(now: CLIIO.parseNow(options.now))
+                func time(_ seconds: UInt64?) -> String {
+                    guard let seconds else { return "-" }
+                    return seconds == 0 ? "0 (none)" : "\(seconds) (\(CLIIO.iso(seconds)))"
+                }
+                CLIIO.writeStdout("""
+                    ids remembered:      \(state.count) of \(state.capacity)
+                    refuses issuedAt <=  \(time(state.evictedIssuedAt))   (ids evicted for room)
+                    refuses expiresAt <= \(time(state.prunedThrough))   (expired ids dropped)
+                    latest issuedAt:     \(time(state.latestIssuedAt))
+                    earliest issuedAt:   \(time(state.earliestIssuedAt))
+                    latest expiresAt:    \(time(state.latestExpiresAt))
+
+                    """)
             }
         }
     }

@@ -26,7 +26,8 @@ struct OpenCommand: AsyncParsableCommand {
     @Option(help: "The APNs topic (the app's bundle id).")
     var topic: String
 
-    @Option(help: "The APNs JSON body (standard input when omitted).")
+    @Option(help: ArgumentHelp(
+        "A file holding the APNs JSON body; `-` or omitted reads standard input.", valueName: "file"))
     var payload: String?
 
     @Option(help: "The time to check expiry against: ISO 8601 or UNIX seconds (default: now).")

@@ -172,6 +172,74 @@ import Testing
         #expect((ring[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
 
+    /// Issue 10's CLI friction: text starting with `-` or a combining mark, `loc-args`, `--payload -`, and the
+    /// replay state an operator needs after an incident.
+    @Test func textFromFilesLocArgsStdinAndReplayState() throws {
+        let serverPublic = try run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        let registration = try run(["device", "init", "--keyring", "ring"])
+        let devicePublic = try #require(
+            try JSONSerialization.jsonObject(with: Data(registration.stdout.utf8)) as? [String: Any])["publicKey"] as? String
+        let bodyText = "-5 °C \u{301}and falling\n--body looks like an option"
+        try Data((bodyText + "\n").utf8).write(to: URL(fileURLWithPath: path("body.txt")))
+        let sealed = try run([
+            "seal", "--server-key", "server.key", "--device-public", try #require(devicePublic), "--topic", "t.example",
+            "--title-file", "-", "--body-file", "body.txt", "--placeholder-loc-key", "NEW_FROM",
+            "--placeholder-loc-arg", "Alice", "--placeholder-loc-arg", "-1",
+        ], stdin: "\u{301}Title from stdin\n")
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.hasPrefix(#"{"aps":{"alert":{"loc-key":"NEW_FROM","loc-args":["Alice","-1"]},"#))
+        // `--payload -` reads standard input.
+        let opened = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                              "--payload", "-"], stdin: sealed.stdout)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let content = try NotificationContent(json: Array(opened.stdout.trimmingCharacters(in: .newlines).utf8))
+        #expect(content.body == bodyText)
+        #expect(content.title == "\u{301}Title from stdin")
+        // The replay state, inspected and reset.
+        let state = try run(["device", "replay-state", "--keyring", "ring"])
+        #expect(state.status == 0)
+        #expect(state.stdout.contains("ids remembered:      1 of 16384"))
+        #expect(try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example"],
+                        stdin: sealed.stdout).stderr.hasPrefix("error: replayed:"))
+        #expect(try run(["device", "replay-state", "--keyring", "ring", "--reset"]).status == 0)
+        #expect(try run(["device", "replay-state", "--keyring", "ring"]).stdout.contains("ids remembered:      0 of"))
+        // Conflicting options are refused before anything runs.
+        let both = try run(["seal", "--server-key", "server.key", "--device-public", try #require(devicePublic),
+                            "--topic", "t", "--body", "x", "--body-file", "body.txt"])
+        #expect(both.status != 0)
+        #expect(both.stderr.contains("--body or --body-file"))
+        // `--body VALUE` takes VALUE as is, even when it starts with `-` or a combining mark.
+        for text in ["-5 °C", "--verbose", "\u{301}accent first"] {
+            let direct = try run(["seal", "--server-key", "server.key", "--device-public", try #require(devicePublic),
+                                  "--topic", "t.example", "--body", text])
+            #expect(direct.status == 0, "\(text): \(direct.stderr)")
+            let reopened = try run(["device", "replay-state", "--keyring", "ring", "--reset"])
+            #expect(reopened.status == 0)
+            let back = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example"],
+                               stdin: direct.stdout)
+            #expect(try NotificationContent(json: Array(back.stdout.trimmingCharacters(in: .newlines).utf8)).body == text)
+        }
+    }
+
+    /// Issue 10 items 7 and 8 through the shipped CLI: a FIFO key ring fails at once, a symlinked directory is refused.
+    @Test func fifoAndSymlinkedKeyRingsFailFast() throws {
+        let serverPublic = try run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        try FileManager.default.createDirectory(atPath: path("fifo"), withIntermediateDirectories: false)
+        #expect(mkfifo(path("fifo/keyring.json"), 0o600) == 0)
+        let started = Date()
+        let opened = try run(["open", "--keyring", "fifo", "--server-public", serverPublic, "--topic", "t.example"],
+                             stdin: #"{"sp":"AQ"}"#)
+        #expect(opened.stderr.hasPrefix("error: "))
+        #expect(Date().timeIntervalSince(started) < 30)
+        try FileManager.default.createDirectory(atPath: path("target"), withIntermediateDirectories: false)
+        #expect(chmod(path("target"), 0o755) == 0)
+        try FileManager.default.createSymbolicLink(atPath: path("kdir"), withDestinationPath: path("target"))
+        let refused = try run(["device", "init", "--keyring", "kdir"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("keyStoreCorrupt") && refused.stderr.contains("symbolic link"))
+        #expect((try FileManager.default.attributesOfItem(atPath: path("target"))[.posixPermissions] as? Int) == 0o755)
+    }
+
     @Test func demoRunsTheWholePath() throws {
         let result = try run(["demo", "--workdir", path("demo")])
         #expect(result.status == 0, "\(result.stderr)")
