@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import SealedPushCore
 
@@ -55,6 +56,7 @@ private func checkContent(_ bytes: [UInt8]) {
     } catch let error as SealedPushError {
         Fuzz.check(!valid, "rejected content that spec §4 accepts: \(error)")
         Fuzz.check(error.code == .malformedContent, "threw \(error.code)")
+        Fuzz.check(!echoesInput(error.message, bytes), "the error message repeats input text: \(error.message)")
     } catch {
         Fuzz.check(false, "unexpected error type: \(error)")
     }
@@ -95,13 +97,27 @@ private func isValidContent(_ tree: JSONValue) -> Bool {
     if let value = members["relevance-score"] {
         guard let number = value.numberValue, number >= 0, number <= 1 else { return false }
     }
+    // §4.2: a receiver that does not process attachments checks only that they are objects.
     if let value = members["attachments"] {
-        guard let elements = value.arrayValue else { return false }
-        for element in elements {
-            guard let object = element.objectValue, object["url"]?.stringValue != nil else { return false }
-        }
+        guard let elements = value.arrayValue, elements.allSatisfy({ $0.objectValue != nil }) else { return false }
     }
     return true
+}
+
+/// Whether `message` repeats a run of 12 or more bytes of `input` (decrypted content must never reach a message);
+/// the spec's own member names, which messages may name, are exempt.
+private func echoesInput(_ message: String, _ input: [UInt8]) -> Bool {
+    var text = message
+    for name in ["relevance-score", "interruption-level", "target-content-id", "attachments", "additional member"] {
+        text = text.replacingOccurrences(of: name, with: "")
+    }
+    let haystack = Array(text.utf8)
+    let run = 12
+    guard input.count >= run, haystack.count >= run else { return false }
+    var seen = Set<ArraySlice<UInt8>>()
+    for start in 0...(haystack.count - run) { seen.insert(haystack[start..<(start + run)]) }
+    for start in 0...(input.count - run) where seen.contains(input[start..<(start + run)]) { return true }
+    return false
 }
 
 /// The process entry: SwiftPM aliases `main` to this symbol; it hands the target to libFuzzer's driver.
