@@ -1,6 +1,10 @@
 // EXAMPLE ONLY — iOS. This file is outside `Sources/`, so SwiftPM (and Linux CI) never builds it.
 // Copy it into a Notification Service Extension target of an iOS 17+ app that depends on the
 // `SealedPushClient` and `SealedPushCore` products. See README.md next to this file.
+//
+// Every type here is `nonisolated`: Xcode 26 targets default to main-actor isolation, but the system calls
+// `didReceive` and `serviceExtensionTimeWillExpire` on its own threads, and the step and key store are used from
+// background queues.
 
 import Foundation
 import Security
@@ -10,7 +14,7 @@ import UserNotifications
 
 // MARK: - Configuration shared by the app and the extension
 
-enum SealedPushConfig {
+nonisolated enum SealedPushConfig {
     /// Keychain access group shared by the app and the extension (Keychain Sharing capability,
     /// "$(AppIdentifierPrefix)com.example.chat.shared").
     static let keychainAccessGroup = "ABCDE12345.com.example.chat.shared"
@@ -37,8 +41,9 @@ enum SealedPushConfig {
 /// A `KeyStore` keeping the key ring file form (`Specs/keyring-v1.md` §2) in one generic-password item of the
 /// shared keychain access group, readable "after first unlock, this device only". The extension uses it read-only:
 /// before the first unlock after a reboot the item is unreadable (`errSecInteractionNotAllowed`) and the step
-/// reports `keysUnavailable` — it never generates a key.
-struct KeychainKeyStore: KeyStore {
+/// reports `keysUnavailable` — it never generates a key. Like `FileKeyStore`, `update` writes nothing when the ring
+/// did not change and refuses to delete it.
+nonisolated struct KeychainKeyStore: KeyStore {
     let accessGroup: String
     let isReadOnly: Bool
     private static let service = "SealedPush"
@@ -91,7 +96,18 @@ struct KeychainKeyStore: KeyStore {
         let before = try loadKeyRing()
         var ring = before
         let result = try body(&ring)
-        guard let ring else { return result }
+        guard let ring else {
+            if before != nil {
+                throw SealedPushError(.invalidArgument, "a key ring cannot be deleted through update")
+            }
+            return result
+        }
+        // Unchanged (same keys, same times): leave the item alone, as FileKeyStore does.
+        if let before, before.keys.map(\.keyID) == ring.keys.map(\.keyID),
+            before.keys.map(\.retiredAt) == ring.keys.map(\.retiredAt)
+        {
+            return result
+        }
         var bytes = ring.fileBytes()
         defer { for index in bytes.indices { bytes[index] = 0 } }
         let data = Data(bytes)
@@ -114,8 +130,11 @@ struct KeychainKeyStore: KeyStore {
 
 // MARK: - The extension
 
-final class NotificationService: UNNotificationServiceExtension {
-    private var step: NotificationServiceStep?
+nonisolated final class NotificationService: UNNotificationServiceExtension {
+    /// One step for the extension's lifetime, built once: `didReceive` and the expiry call (which the system makes
+    /// on another thread) read the same immutable reference, with no data race and no per-request replacement.
+    /// The step itself tracks every pending request.
+    private let step: Result<NotificationServiceStep, SetupProblem> = NotificationService.makeStep()
 
     override func didReceive(
         _ request: UNNotificationRequest,
@@ -124,51 +143,76 @@ final class NotificationService: UNNotificationServiceExtension {
         let original = request.content
         // UNNotificationContent is not Sendable: hand the handler over through a box the step calls exactly once.
         let deliver = ContentHandlerBox(original: original, handler: contentHandler)
-        guard let step = makeStep() else {
+        switch step {
+        case .failure(let problem):
+            // Misconfiguration is never silent: it is counted, and the sender's placeholder is shown.
+            Metrics.recordSetupProblem(problem)
             deliver(NotificationDeliveryFallback.original)
-            return
-        }
-        self.step = step
-        step.didReceive(NotificationRequest(userInfo: original.userInfo)) { delivery in
-            deliver(delivery)
+        case .success(let step):
+            step.didReceive(NotificationRequest(userInfo: original.userInfo)) { delivery in
+                deliver(delivery)
+            }
         }
     }
 
     override func serviceExtensionTimeWillExpire() {
-        // Delivers the best attempt (decrypted content if already available, else the fallback) exactly once.
-        step?.serviceExtensionTimeWillExpire()
+        // Delivers the best attempt (decrypted content if already available, else the fallback) exactly once,
+        // for every pending request.
+        if case .success(let step) = step { step.serviceExtensionTimeWillExpire() }
     }
 
-    private func makeStep() -> NotificationServiceStep? {
-        let serverKeys = SealedPushConfig.serverPublicKeys.compactMap { try? KeyText.decodePublicKey($0) }
-        let replayGuard = SealedPushConfig.stateDirectory.map { FileReplayGuard(directory: $0) }
-        guard
-            let receiver = try? SealedPushReceiver(
+    /// Why the step could not be built, or runs degraded; reported to metrics, never swallowed.
+    enum SetupProblem: Error {
+        /// A pinned server key in `SealedPushConfig.serverPublicKeys` does not parse (index in the list).
+        case malformedPinnedKey(index: Int)
+        /// The receiver refused its configuration (topic, keys).
+        case receiver(SealedPushError)
+    }
+
+    private static func makeStep() -> Result<NotificationServiceStep, SetupProblem> {
+        var serverKeys: [[UInt8]] = []
+        for (index, text) in SealedPushConfig.serverPublicKeys.enumerated() {
+            // A malformed pinned key is a build mistake: surface it instead of dropping it with try?.
+            guard let key = try? KeyText.decodePublicKey(text) else { return .failure(.malformedPinnedKey(index: index)) }
+            serverKeys.append(key)
+        }
+        // Without the app group container there is no replay state: the step still opens messages, but every
+        // outcome is reported with `replayGuard: false` so the missing entitlement shows up in metrics.
+        let stateDirectory = SealedPushConfig.stateDirectory
+        let replayGuard = stateDirectory.map { FileReplayGuard(directory: $0) }
+        let receiver: SealedPushReceiver
+        do {
+            receiver = try SealedPushReceiver(
                 keyStore: KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: true),
                 replayGuard: replayGuard,
                 serverPublicKeys: serverKeys,
                 topic: SealedPushConfig.topic
             )
-        else { return nil }
-        return NotificationServiceStep(
+        } catch let error as SealedPushError {
+            return .failure(.receiver(error))
+        } catch {
+            return .failure(.receiver(SealedPushError(.invalidArgument, "receiver setup failed")))
+        }
+        let hasReplayGuard = replayGuard != nil
+        return .success(NotificationServiceStep(
             receiver: receiver,
             configuration: .init(
                 deadline: .seconds(25),
                 fallbackPlaceholder: SealedPushConfig.fallback,
                 observer: { outcome in
                     // Metrics hook: the outcome carries no plaintext and no key material.
-                    Metrics.record(outcome)
+                    Metrics.record(outcome, replayGuard: hasReplayGuard)
                 }
             )
-        )
+        ))
     }
 }
 
 /// Marker for "show the request's own content" when the step could not even be built.
-enum NotificationDeliveryFallback { case original }
+nonisolated enum NotificationDeliveryFallback { case original }
 
 /// Turns a `NotificationDelivery` into `UNNotificationContent` and calls the system handler.
-final class ContentHandlerBox: @unchecked Sendable {
+nonisolated final class ContentHandlerBox: @unchecked Sendable {
     private let original: UNNotificationContent
     private let handler: (UNNotificationContent) -> Void
 
@@ -243,14 +287,17 @@ final class ContentHandlerBox: @unchecked Sendable {
 }
 
 /// Stand-in for the app's metrics.
-enum Metrics {
-    static func record(_ outcome: NotificationOutcome) {}
+nonisolated enum Metrics {
+    /// One notification's outcome; `replayGuard` is false when the app group container is missing (entitlement).
+    static func record(_ outcome: NotificationOutcome, replayGuard: Bool) {}
+    /// The extension could not be set up (a malformed pinned key, a bad topic).
+    static func recordSetupProblem(_ problem: NotificationService.SetupProblem) {}
 }
 
 // MARK: - App side (in the app target, not the extension)
 
 /// Call at launch and whenever you rotate; send the returned registration to your backend.
-func registerDevice(now: Date = Date()) throws -> DeviceRegistration {
+nonisolated func registerDevice(now: Date = Date()) throws -> DeviceRegistration {
     let store = KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: false)
     let manager = DeviceKeyManager(store: store)
     let seconds = UInt64(max(0, now.timeIntervalSince1970))
