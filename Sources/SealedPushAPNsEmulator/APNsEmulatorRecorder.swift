@@ -9,8 +9,8 @@ public struct RecordedNotification: Sendable, Hashable {
     public let apnsID: String
     /// `apns-topic`.
     public let topic: String
-    /// `apns-push-type`.
-    public let pushType: String
+    /// `apns-push-type`, or nil if the request had none (APNs accepts that; Apple requires it only for watchOS).
+    public let pushType: String?
     /// `apns-priority`, if sent.
     public let priority: Int?
     /// `apns-expiration`, if sent.
