@@ -3,12 +3,18 @@ import Logging
 import NIOCore
 import NIOSSL
 
-/// Hands out request slots on a bounded set of connections.
+/// Hands out request slots on a bounded set of connections, spreading requests over all of them.
 ///
 /// - A connection carries at most `min(our cap, the server's SETTINGS_MAX_CONCURRENT_STREAMS)` requests, and
 ///   only one until a request on it with the provider token succeeded (Apple's rule for new connections).
-/// - A connection that received GOAWAY or closed takes no new requests; new connections open on demand (up to
-///   `maxConnections`), so sending recovers by itself after Apple closes a connection.
+/// - While requests are in flight or waiting and fewer than `maxConnections` usable connections are open, another
+///   one opens: one at a time, and only once every open connection has had a request succeed (a bad token fails on
+///   one connection, not on all of them).
+/// - Each request goes to the least-loaded connection with a free slot (fewest requests in flight; among equals,
+///   the one that carried fewest so far), so `maxConnections` connections share the load even far below one
+///   connection's stream limit.
+/// - A connection that received GOAWAY or closed takes no new requests; new connections open on demand, so
+///   sending recovers by itself after Apple closes a connection.
 /// - Waiting for a slot is bounded by the caller's deadline.
 actor APNsConnectionPool {
     struct Lease: Sendable {
@@ -27,6 +33,8 @@ actor APNsConnectionPool {
         var serverLimit: Int?
         var validated = false
         var usable = true
+        /// Requests it carried in all.
+        var carried = 0
     }
 
     private struct Waiter {
@@ -67,7 +75,10 @@ actor APNsConnectionPool {
     /// A slot on a usable connection, waiting (and connecting) as needed until `deadline`.
     func acquire(deadline: ContinuousClock.Instant) async throws -> Lease {
         if isShutDown { throw AcquireError.shutDown }
-        if waiters.isEmpty, let lease = takeSlot() { return lease }
+        if waiters.isEmpty, let lease = takeSlot() {
+            grow()
+            return lease
+        }
         let id = nextID
         nextID += 1
         return try await withCheckedThrowingContinuation { continuation in
@@ -115,19 +126,22 @@ actor APNsConnectionPool {
         return max(1, min(streamCap, entry.serverLimit ?? streamCap))
     }
 
+    /// The least-loaded usable connection with a free slot: fewest in flight, then fewest carried, then oldest.
     private func takeSlot() -> Lease? {
-        var best: Int?
-        var bestFree = 0
-        for (id, entry) in entries where entry.usable {
-            let free = capacity(entry) - entry.inFlight
-            if free > bestFree {
-                best = id
-                bestFree = free
+        var best: (id: Int, entry: Entry)?
+        for (id, entry) in entries where entry.usable && entry.inFlight < capacity(entry) {
+            if let current = best?.entry,
+                (current.inFlight, current.carried, best!.id) <= (entry.inFlight, entry.carried, id)
+            {
+                continue
             }
+            best = (id, entry)
         }
-        guard let best, var entry = entries[best] else { return nil }
+        guard let id = best?.id, var entry = best?.entry else { return nil }
+        if entry.carried == 0 { statistics.increment(\.connectionsUsed) }
         entry.inFlight += 1
-        entries[best] = entry
+        entry.carried += 1
+        entries[id] = entry
         statistics.recordPeak(entry.inFlight)
         return Lease(connection: entry.connection)
     }
@@ -138,14 +152,23 @@ actor APNsConnectionPool {
             waiter.timer.cancel()
             waiter.continuation.resume(returning: lease)
         }
-        guard !waiters.isEmpty, !isShutDown else { return }
-        let usable = entries.values.filter(\.usable).count
-        // Open another connection when every usable one is full (or there is none), within the limit. While a
-        // connection is still unvalidated (one stream), wait for it rather than opening more.
-        let anyUnvalidated = entries.values.contains { $0.usable && !$0.validated }
-        if connecting == 0, usable + connecting < maxConnections, usable == 0 || !anyUnvalidated {
-            openConnection()
+        grow()
+    }
+
+    /// Opens another connection while there is load (requests waiting or in flight) and fewer than
+    /// `maxConnections` usable ones: one at a time, and not while a connection is still unvalidated (one stream
+    /// until its first request succeeds) — then wait for it rather than opening more.
+    private func grow() {
+        guard !isShutDown, connecting == 0 else { return }
+        var usable = 0
+        var busy = false
+        for entry in entries.values where entry.usable {
+            if !entry.validated { return }
+            usable += 1
+            busy = busy || entry.inFlight > 0
         }
+        guard usable < maxConnections, busy || !waiters.isEmpty else { return }
+        openConnection()
     }
 
     private func openConnection() {

@@ -1,0 +1,26 @@
+import Foundation
+import SealedPushAPNs
+import SealedPushAPNsEmulator
+import Testing
+
+/// How the pool spreads requests over the connections it is allowed.
+@Suite("APNs connection pool")
+struct APNsConnectionPoolTests {
+    /// `send --connections 4` with the default concurrency (100, far below one connection's 1,000 streams) must
+    /// still use 4 connections, not open one and leave the rest unused.
+    @Test func spreadsConcurrentSendsOverTheConfiguredConnections() async throws {
+        try await withFixture { fixture in
+            var configuration = fixture.clientConfiguration()
+            configuration.maxConnections = 4
+            let client = try fixture.makeClient(configuration)
+            let count = 500
+            let summary = await client.send((0..<count).map { fixture.notification($0) }, maxConcurrent: 100)
+            #expect(summary.delivered == count)
+            #expect(client.statistics.connectionsOpened == 4)
+            #expect(fixture.emulator.recorder.connectionCount == 4)
+            #expect(client.statistics.connectionsUsed == 4)
+            #expect(fixture.emulator.recorder.connectionsWithRequests == 4)
+            await client.shutdown()
+        }
+    }
+}
