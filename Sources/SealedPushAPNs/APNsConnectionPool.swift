@@ -7,9 +7,10 @@ import NIOSSL
 ///
 /// - A connection carries at most `min(our cap, the server's SETTINGS_MAX_CONCURRENT_STREAMS)` requests, and
 ///   only one until a request on it with the provider token succeeded (Apple's rule for new connections).
-/// - While requests are in flight or waiting and fewer than `maxConnections` usable connections are open, another
-///   one opens: one at a time, and only once every open connection has had a request succeed (a bad token fails on
-///   one connection, not on all of them).
+/// - While requests are in flight or waiting and fewer than `maxConnections` usable connections are open, more
+///   open: a single one until a request has succeeded on one (a bad token fails on one connection, not on all of
+///   them), then all the missing ones at once. After a failed connect while others work, growth pauses (1 s,
+///   doubling to 30 s).
 /// - Each request goes to the least-loaded connection with a free slot (fewest requests in flight; among equals,
 ///   the one that carried fewest so far), so `maxConnections` connections share the load even far below one
 ///   connection's stream limit.
@@ -57,6 +58,10 @@ actor APNsConnectionPool {
     private var nextID = 1
     private var waiters: [Waiter] = []
     private var isShutDown = false
+    /// After a failed connect while other connections work, no further connection opens before this instant
+    /// (1 s, doubling per failure up to 30 s): extra connections are an optimisation, not worth a connect storm.
+    private var growPausedUntil: ContinuousClock.Instant?
+    private var growPause: Duration = .seconds(1)
 
     init(
         endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, maxConnections: Int,
@@ -155,20 +160,26 @@ actor APNsConnectionPool {
         grow()
     }
 
-    /// Opens another connection while there is load (requests waiting or in flight) and fewer than
-    /// `maxConnections` usable ones: one at a time, and not while a connection is still unvalidated (one stream
-    /// until its first request succeeds) — then wait for it rather than opening more.
+    /// Opens connections while there is load (requests waiting or in flight) and fewer than `maxConnections`
+    /// usable ones. Until a connection has had a request succeed (the token is proven), one connection at a time;
+    /// then all the missing ones at once (each still takes one stream until its own first request succeeds).
     private func grow() {
-        guard !isShutDown, connecting == 0 else { return }
+        guard !isShutDown else { return }
         var usable = 0
+        var validated = false
         var busy = false
         for entry in entries.values where entry.usable {
-            if !entry.validated { return }
             usable += 1
+            validated = validated || entry.validated
             busy = busy || entry.inFlight > 0
         }
-        guard usable < maxConnections, busy || !waiters.isEmpty else { return }
-        openConnection()
+        guard busy || !waiters.isEmpty else { return }
+        guard validated else {
+            if usable == 0, connecting == 0 { openConnection() }
+            return
+        }
+        if let until = growPausedUntil, ContinuousClock.now < until { return }
+        while usable + connecting < maxConnections { openConnection() }
     }
 
     private func openConnection() {
@@ -201,6 +212,7 @@ actor APNsConnectionPool {
             return
         }
         statistics.increment(\.connectionsOpened)
+        growPause = .seconds(1)
         logger.debug("APNs connection ready", metadata: ["connection": "\(connection.id)", "endpoint": "\(endpoint)"])
         if entries[connection.id] == nil, connection.channel.isActive {
             entries[connection.id] = Entry(
@@ -217,7 +229,10 @@ actor APNsConnectionPool {
         statistics.increment(\.connectFailures)
         logger.warning("APNs connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
         // Without any usable connection the waiters cannot progress: let them retry with backoff.
-        if !entries.values.contains(where: \.usable) {
+        if entries.values.contains(where: \.usable) {
+            growPausedUntil = ContinuousClock.now.advanced(by: growPause)
+            growPause = min(growPause * 2, .seconds(30))
+        } else {
             let pending = waiters
             waiters.removeAll()
             for waiter in pending {
