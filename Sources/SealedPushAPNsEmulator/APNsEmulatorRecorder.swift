@@ -198,27 +198,31 @@ public final class APNsEmulatorRecorder: @unchecked Sendable {
                 if ids[id]!.accepted > 0 { duplicates += 1 }
                 ids[id]!.accepted += 1
             }
-            guard perToken > 0, notificationLimit > 0 else { return }
-            sequence += 1
-            byToken[notification.deviceToken, default: []].append((sequence, notification))
-            heldNotifications += 1
-            if byToken[notification.deviceToken]!.count > perToken {
-                byToken[notification.deviceToken]!.removeFirst()
-                heldNotifications -= 1
-            }
-            acceptanceOrder.append((sequence, notification.deviceToken))
-            while acceptanceOrder.count > notificationLimit {
-                let (oldest, token) = acceptanceOrder.removeFirst()
-                // Held notifications of a token are in sequence order, so the oldest acceptance, if still held,
-                // is its token's first.
-                if let first = byToken[token]?.first, first.sequence == oldest {
-                    byToken[token]!.removeFirst()
-                    heldNotifications -= 1
-                    if byToken[token]!.isEmpty { byToken[token] = nil }
-                }
-            }
+            if perToken > 0, notificationLimit > 0 { hold(notification) }
         }
         writeToDirectory(notification)
+    }
+
+    /// Keeps an accepted notification within the bounds. Must hold the lock.
+    private func hold(_ notification: RecordedNotification) {
+        sequence += 1
+        byToken[notification.deviceToken, default: []].append((sequence, notification))
+        heldNotifications += 1
+        if byToken[notification.deviceToken]!.count > perToken {
+            byToken[notification.deviceToken]!.removeFirst()
+            heldNotifications -= 1
+        }
+        acceptanceOrder.append((sequence, notification.deviceToken))
+        while acceptanceOrder.count > notificationLimit {
+            let (oldest, token) = acceptanceOrder.removeFirst()
+            // Held notifications of a token are in sequence order, so the oldest acceptance, if still held, is its
+            // token's first.
+            if let first = byToken[token]?.first, first.sequence == oldest {
+                byToken[token]!.removeFirst()
+                heldNotifications -= 1
+                if byToken[token]!.isEmpty { byToken[token] = nil }
+            }
+        }
     }
 
     /// Undoes ``record(_:)`` for a notification whose answer could not be written (the client never saw the 200
