@@ -51,7 +51,7 @@ public struct APNsEmulatorConfiguration: Sendable {
     /// everything regardless.
     public var recordedNotificationsLimit: Int
     /// For how many distinct `apns-id`s (the most recent) the recorder keeps request and acceptance counts, to
-    /// show duplicates (default 100,000; about 60 bytes each).
+    /// show duplicates (default 100,000; about 0.1 KB each, measured: 11 MB for the full default window).
     public var trackedAPNsIDs: Int
     /// Where a new provider token less than 20 minutes newer (or older) than the current one gets 429
     /// `TooManyProviderTokenUpdates`: per connection (default; separate provider processes each keep their own

@@ -45,7 +45,9 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("record"),
-        help: "Append every accepted notification to FILE as one JSON line (the full history; memory stays bounded).")
+        help: ArgumentHelp(
+            "Write every accepted notification to FILE as one JSON line (the full history; memory stays bounded).",
+            valueName: "FILE"))
     var recordFile: String?
 
     @Option(
@@ -55,6 +57,11 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("keep-total"), help: "Accepted notifications held in memory in all.")
     var keepTotal = 10_000
+
+    @Option(
+        name: .customLong("track-ids"),
+        help: "Distinct apns-ids (the most recent) whose request and acceptance counts are kept, to spot duplicates.")
+    var trackIDs = 100_000
 
     @Option(name: .customLong("unregistered"), help: "A device token (hex) to answer 410 Unregistered (repeatable).")
     var unregistered: [String] = []
@@ -109,6 +116,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         guard (0...600_000).contains(slowMilliseconds) else { throw ValidationError("--slow-ms must be 0...600000") }
         guard (0...1_000).contains(keepPerToken) else { throw ValidationError("--keep-per-token must be 0...1000") }
         guard (0...10_000_000).contains(keepTotal) else { throw ValidationError("--keep-total must be 0...10000000") }
+        guard (0...10_000_000).contains(trackIDs) else { throw ValidationError("--track-ids must be 0...10000000") }
         _ = try Self.parseScript(faultScript ?? "")
     }
 
@@ -148,6 +156,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.recordFile = recordFile
         configuration.recordedNotificationsPerToken = keepPerToken
         configuration.recordedNotificationsLimit = keepTotal
+        configuration.trackedAPNsIDs = trackIDs
         configuration.maxConcurrentStreams = maxStreams
         configuration.threads = threads
         configuration.tokenUpdateScope = tokenUpdateScope
