@@ -124,7 +124,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SealedPushAPNsTests",
-            dependencies: ["SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport"]
+            dependencies: [
+                "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport",
+                // Raw requests over the client's own connection (headers APNsClient never sends).
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .testTarget(
             name: "SealedPushClientTests",

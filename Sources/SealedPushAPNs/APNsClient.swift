@@ -12,8 +12,10 @@ import SealedPushServer
 /// - One provider token (ES256, signed with OpenSSL) is shared by all connections and renewed at
 ///   ``APNsClientConfiguration/tokenRenewalAge`` (never within 20 minutes, never older than 60).
 /// - Every request has a deadline; connections are re-established after GOAWAY or idle close; requests cut off
-///   by GOAWAY are resent on a new connection with the same `apns-id`; 429/500/503 and transport failures are
-///   retried with exponential backoff and jitter, a bounded number of times; 400/403/404/405/410/413 never are.
+///   by GOAWAY above its last-stream-id (or refused) were never processed and are resent on a new connection with
+///   the same `apns-id` without using up the retry budget (the deadline bounds them); 429/500/503 and transport
+///   failures are retried with exponential backoff and jitter, a bounded number of times; 400/403/404/405/410/413
+///   never are.
 /// - Every notification ends in exactly one ``APNsResult``. Tokens APNs reports as unregistered (410) are also
 ///   published on ``unregisteredTokens`` for pruning.
 /// - Logs carry `apns-id`, a redacted device token, status and reason: never the payload or the JWT.
@@ -92,7 +94,10 @@ public final class APNsClient: Sendable {
     /// - Parameter notification: The notification.
     /// - Returns: The report: delivered or failed, attempts, possible duplicate.
     public func send(_ notification: APNsNotification) async -> APNsSendReport {
+        // Requests made (reported), and those that count against `retry.maxAttempts`: every one but the resends of
+        // requests the server certainly never processed.
         var attempts = 0
+        var budgetUsed = 0
         var possibleDuplicate = false
         func report(_ result: APNsResult) -> APNsSendReport {
             APNsSendReport(
@@ -119,7 +124,7 @@ public final class APNsClient: Sendable {
         var lastRetryable: (reason: APNsReason, status: Int?, message: String)?
 
         while true {
-            if attempts >= configuration.retry.maxAttempts {
+            if budgetUsed >= configuration.retry.maxAttempts {
                 let last = lastRetryable ?? (.transportFailure, nil, "no attempt left")
                 return fail(last.reason, status: last.status, "gave up after \(attempts) attempts: \(last.message)")
             }
@@ -143,6 +148,7 @@ public final class APNsClient: Sendable {
                 return fail(.timeout, "no connection slot before the deadline")
             } catch APNsConnectionPool.AcquireError.connectFailed(let message) {
                 attempts += 1
+                budgetUsed += 1
                 lastRetryable = (.transportFailure, nil, "connect failed: \(message)")
                 retryNumber += 1
                 if await backoff(retry: retryNumber, deadline: deadline, clock: clock) { continue }
@@ -152,6 +158,7 @@ public final class APNsClient: Sendable {
             }
 
             attempts += 1
+            budgetUsed += 1
             counters.increment(\.requestsSent)
             let remaining = clock.now.duration(to: deadline)
             let timeout = min(configuration.requestTimeout, max(remaining, .milliseconds(1)))
@@ -194,6 +201,9 @@ public final class APNsClient: Sendable {
                 counters.increment(\.timeouts)
                 return fail(.timeout, "no answer within \(timeout); it may or may not have been delivered")
             case .notProcessed(let message):
+                // Never processed (above a GOAWAY's last-stream-id, refused, or never sent): resending it cannot
+                // deliver twice, so it is free; only the deadline bounds it.
+                budgetUsed -= 1
                 counters.increment(\.resends)
                 lastRetryable = (.transportFailure, nil, message)
                 logger.debug(

@@ -17,7 +17,9 @@ public struct APNsClientConfiguration: Sendable {
     public var endpoint: APNsEndpoint
     /// Certificates to trust.
     public var trustRoots: TrustRoots
-    /// The most connections, 1...64 (default 1). A new one opens only when the others are full.
+    /// The most connections, 1...64 (default 1). Requests are spread over up to this many: while requests are in
+    /// flight and fewer are open, the missing ones open (once a request has succeeded on one), and each request
+    /// goes to the least-loaded connection.
     public var maxConnections: Int
     /// Our own cap on concurrent streams per connection (default 1000); the server's
     /// SETTINGS_MAX_CONCURRENT_STREAMS is honoured when lower.

@@ -4,6 +4,8 @@ import Foundation
 public struct APNsClientCounters: Sendable, Hashable {
     /// Connections that became ready.
     public var connectionsOpened = 0
+    /// Connections that carried at least one request.
+    public var connectionsUsed = 0
     /// Connection attempts that failed.
     public var connectFailures = 0
     /// GOAWAY frames received.

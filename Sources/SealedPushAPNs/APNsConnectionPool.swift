@@ -3,12 +3,19 @@ import Logging
 import NIOCore
 import NIOSSL
 
-/// Hands out request slots on a bounded set of connections.
+/// Hands out request slots on a bounded set of connections, spreading requests over all of them.
 ///
 /// - A connection carries at most `min(our cap, the server's SETTINGS_MAX_CONCURRENT_STREAMS)` requests, and
 ///   only one until a request on it with the provider token succeeded (Apple's rule for new connections).
-/// - A connection that received GOAWAY or closed takes no new requests; new connections open on demand (up to
-///   `maxConnections`), so sending recovers by itself after Apple closes a connection.
+/// - While requests are in flight or waiting and fewer than `maxConnections` usable connections are open, more
+///   open: a single one until a request has succeeded on one (a bad token fails on one connection, not on all of
+///   them), then all the missing ones at once. After a failed connect while others work, growth pauses (1 s,
+///   doubling to 30 s).
+/// - Each request goes to the least-loaded connection with a free slot (fewest requests in flight; among equals,
+///   the one that carried fewest so far), so `maxConnections` connections share the load even far below one
+///   connection's stream limit.
+/// - A connection that received GOAWAY or closed takes no new requests; new connections open on demand, so
+///   sending recovers by itself after Apple closes a connection.
 /// - Waiting for a slot is bounded by the caller's deadline.
 actor APNsConnectionPool {
     struct Lease: Sendable {
@@ -27,6 +34,8 @@ actor APNsConnectionPool {
         var serverLimit: Int?
         var validated = false
         var usable = true
+        /// Requests it carried in all.
+        var carried = 0
     }
 
     private struct Waiter {
@@ -49,6 +58,10 @@ actor APNsConnectionPool {
     private var nextID = 1
     private var waiters: [Waiter] = []
     private var isShutDown = false
+    /// After a failed connect while other connections work, no further connection opens before this instant
+    /// (1 s, doubling per failure up to 30 s): extra connections are an optimisation, not worth a connect storm.
+    private var growPausedUntil: ContinuousClock.Instant?
+    private var growPause: Duration = .seconds(1)
 
     init(
         endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, maxConnections: Int,
@@ -67,7 +80,10 @@ actor APNsConnectionPool {
     /// A slot on a usable connection, waiting (and connecting) as needed until `deadline`.
     func acquire(deadline: ContinuousClock.Instant) async throws -> Lease {
         if isShutDown { throw AcquireError.shutDown }
-        if waiters.isEmpty, let lease = takeSlot() { return lease }
+        if waiters.isEmpty, let lease = takeSlot() {
+            grow()
+            return lease
+        }
         let id = nextID
         nextID += 1
         return try await withCheckedThrowingContinuation { continuation in
@@ -115,19 +131,22 @@ actor APNsConnectionPool {
         return max(1, min(streamCap, entry.serverLimit ?? streamCap))
     }
 
+    /// The least-loaded usable connection with a free slot: fewest in flight, then fewest carried, then oldest.
     private func takeSlot() -> Lease? {
-        var best: Int?
-        var bestFree = 0
-        for (id, entry) in entries where entry.usable {
-            let free = capacity(entry) - entry.inFlight
-            if free > bestFree {
-                best = id
-                bestFree = free
+        var best: (id: Int, entry: Entry)?
+        for (id, entry) in entries where entry.usable && entry.inFlight < capacity(entry) {
+            if let current = best?.entry,
+                (current.inFlight, current.carried, best!.id) <= (entry.inFlight, entry.carried, id)
+            {
+                continue
             }
+            best = (id, entry)
         }
-        guard let best, var entry = entries[best] else { return nil }
+        guard let id = best?.id, var entry = best?.entry else { return nil }
+        if entry.carried == 0 { statistics.increment(\.connectionsUsed) }
         entry.inFlight += 1
-        entries[best] = entry
+        entry.carried += 1
+        entries[id] = entry
         statistics.recordPeak(entry.inFlight)
         return Lease(connection: entry.connection)
     }
@@ -138,14 +157,29 @@ actor APNsConnectionPool {
             waiter.timer.cancel()
             waiter.continuation.resume(returning: lease)
         }
-        guard !waiters.isEmpty, !isShutDown else { return }
-        let usable = entries.values.filter(\.usable).count
-        // Open another connection when every usable one is full (or there is none), within the limit. While a
-        // connection is still unvalidated (one stream), wait for it rather than opening more.
-        let anyUnvalidated = entries.values.contains { $0.usable && !$0.validated }
-        if connecting == 0, usable + connecting < maxConnections, usable == 0 || !anyUnvalidated {
-            openConnection()
+        grow()
+    }
+
+    /// Opens connections while there is load (requests waiting or in flight) and fewer than `maxConnections`
+    /// usable ones. Until a connection has had a request succeed (the token is proven), one connection at a time;
+    /// then all the missing ones at once (each still takes one stream until its own first request succeeds).
+    private func grow() {
+        guard !isShutDown else { return }
+        var usable = 0
+        var validated = false
+        var busy = false
+        for entry in entries.values where entry.usable {
+            usable += 1
+            validated = validated || entry.validated
+            busy = busy || entry.inFlight > 0
         }
+        guard busy || !waiters.isEmpty else { return }
+        guard validated else {
+            if usable == 0, connecting == 0 { openConnection() }
+            return
+        }
+        if let until = growPausedUntil, ContinuousClock.now < until { return }
+        while usable + connecting < maxConnections { openConnection() }
     }
 
     private func openConnection() {
@@ -178,6 +212,7 @@ actor APNsConnectionPool {
             return
         }
         statistics.increment(\.connectionsOpened)
+        growPause = .seconds(1)
         logger.debug("APNs connection ready", metadata: ["connection": "\(connection.id)", "endpoint": "\(endpoint)"])
         if entries[connection.id] == nil, connection.channel.isActive {
             entries[connection.id] = Entry(
@@ -194,7 +229,10 @@ actor APNsConnectionPool {
         statistics.increment(\.connectFailures)
         logger.warning("APNs connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
         // Without any usable connection the waiters cannot progress: let them retry with backoff.
-        if !entries.values.contains(where: \.usable) {
+        if entries.values.contains(where: \.usable) {
+            growPausedUntil = ContinuousClock.now.advanced(by: growPause)
+            growPause = min(growPause * 2, .seconds(30))
+        } else {
             let pending = waiters
             waiters.removeAll()
             for waiter in pending {

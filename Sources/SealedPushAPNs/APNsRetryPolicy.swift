@@ -1,10 +1,12 @@
 /// Bounded retries with exponential backoff and jitter.
 ///
 /// 429, 500 and 503 answers and transport failures are retried; 400, 403, 404, 405, 410 and 413 never are.
-/// A request cut off by GOAWAY before APNs processed it is resent at once on a new connection (same `apns-id`);
-/// it still counts as an attempt, so every notification ends after at most `maxAttempts` requests.
+/// A request cut off by GOAWAY before APNs processed it (its stream above the GOAWAY's last-stream-id, or refused)
+/// is resent at once on a new connection (same `apns-id`) and does not count against `maxAttempts`: it cannot have
+/// been delivered, so only the client's deadline bounds such resends. Every other request counts, so a
+/// notification gets at most `maxAttempts` requests that APNs may have processed.
 public struct APNsRetryPolicy: Sendable, Hashable {
-    /// The most requests for one notification (first try included), 1...100.
+    /// The most requests for one notification that APNs may have processed (first try included), 1...100.
     public var maxAttempts: Int
     /// The delay before the first retry.
     public var initialBackoff: Duration

@@ -70,8 +70,9 @@ public final class APNsEmulator: @unchecked Sendable {
     /// Where the certificate was written, if configured.
     public var certificatePath: String? { configuration.certificateOutputPath }
 
-    /// Writes the certificate (if configured), binds and starts serving.
-    /// - Throws: `SealedPushError` if the certificate cannot be written or the address cannot be bound.
+    /// Writes the certificate (if configured), creates the record file (if configured), binds and starts serving.
+    /// - Throws: `SealedPushError` if the certificate or the record file cannot be written or the address cannot be
+    ///   bound.
     public func start() async throws {
         if let path = configuration.certificateOutputPath {
             do {
@@ -81,6 +82,7 @@ public final class APNsEmulator: @unchecked Sendable {
                     .io, "APNs emulator: cannot write the certificate to \(path): \(error.localizedDescription)")
             }
         }
+        try core.recorder.openRecordFile()
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [
                 .certificate(
@@ -135,6 +137,7 @@ public final class APNsEmulator: @unchecked Sendable {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
             try? await group.shutdownGracefully()
+            core.recorder.closeRecordFile()
             throw SealedPushError(
                 .io, "APNs emulator: cannot bind \(configuration.host):\(configuration.port): \(error)")
         }
@@ -147,7 +150,8 @@ public final class APNsEmulator: @unchecked Sendable {
         core.logger.info("APNs emulator listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
     }
 
-    /// Stops listening, closes every connection and releases the threads. Safe to call twice.
+    /// Stops listening, closes every connection, releases the threads and writes out the record file. Safe to call
+    /// twice.
     public func stop() async {
         let (group, channel) = lock.withLock { () -> (MultiThreadedEventLoopGroup?, Channel?) in
             defer {
@@ -158,6 +162,7 @@ public final class APNsEmulator: @unchecked Sendable {
         }
         try? await channel?.close().get()
         try? await group?.shutdownGracefully()
+        core.recorder.closeRecordFile()
     }
 
     /// Runs until the task is cancelled, then stops.

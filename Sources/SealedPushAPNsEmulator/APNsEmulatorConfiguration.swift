@@ -36,8 +36,23 @@ public struct APNsEmulatorConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// Faults to inject.
     public var faults: EmulatorFaultPlan
-    /// If set, each accepted body is written to `DIR/<token>/<apns-id>.json`.
+    /// If set, each accepted body is written to `DIR/<token>/<apns-id>.json` (one file per notification: for short
+    /// runs; long ones want ``recordFile``).
     public var recordDirectory: String?
+    /// If set, the full history on disk: every accepted notification as one JSON line (apns-id, token, topic,
+    /// push type, priority, expiration, collapse id, acceptance time, payload), in the order the answers were
+    /// written. The file is created (or truncated) at start with mode 0600; a symbolic link is refused.
+    public var recordFile: String?
+    /// How many accepted notifications the recorder holds per device token, newest last (default 1: APNs itself
+    /// keeps only the last one for an offline device). 0 holds none.
+    public var recordedNotificationsPerToken: Int
+    /// How many accepted notifications the recorder holds in all (default 10,000): those among the last this many
+    /// accepted that are also among the last ``recordedNotificationsPerToken`` of their token. Counters count
+    /// everything regardless.
+    public var recordedNotificationsLimit: Int
+    /// For how many distinct `apns-id`s (the most recent) the recorder keeps request and acceptance counts, to
+    /// show duplicates (default 100,000; about 0.1 KB each, measured: 11 MB for the full default window).
+    public var trackedAPNsIDs: Int
     /// Where a new provider token less than 20 minutes newer (or older) than the current one gets 429
     /// `TooManyProviderTokenUpdates`: per connection (default; separate provider processes each keep their own
     /// token), per key (all connections share one current token), or never.
@@ -69,6 +84,10 @@ public struct APNsEmulatorConfiguration: Sendable {
         self.maxConcurrentStreams = 1000
         self.faults = .none
         self.recordDirectory = nil
+        self.recordFile = nil
+        self.recordedNotificationsPerToken = 1
+        self.recordedNotificationsLimit = 10_000
+        self.trackedAPNsIDs = 100_000
         self.tokenUpdateScope = .connection
         self.idleTimeout = nil
         self.threads = 1

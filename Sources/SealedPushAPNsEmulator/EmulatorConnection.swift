@@ -29,6 +29,7 @@ final class EmulatorConnection: @unchecked Sendable {
     }
 
     private var answeredAny = false
+    private var carriedRequests = false
     private var peakBeforeFirstAnswer = 0
 
     /// GOAWAY with a JSON reason and the highest answered stream id; unanswered streams are dropped; the
@@ -73,6 +74,10 @@ final class EmulatorConnection: @unchecked Sendable {
     }
 
     func streamOpened() {
+        if !carriedRequests {
+            carriedRequests = true
+            core.recorder.countConnectionCarryingRequests()
+        }
         openStreams += 1
         if !answeredAny { peakBeforeFirstAnswer = max(peakBeforeFirstAnswer, openStreams) }
         idleTask?.cancel()

@@ -15,7 +15,7 @@ final class EmulatorCore: @unchecked Sendable {
         self.configuration = configuration
         self.validator = EmulatorRequestValidator(
             configuration: configuration, tokens: try EmulatorTokenVerifier(configuration: configuration))
-        self.recorder = APNsEmulatorRecorder(directory: configuration.recordDirectory, logger: logger)
+        self.recorder = APNsEmulatorRecorder(configuration: configuration, logger: logger)
         self.logger = logger
         self.random = EmulatorRandom(seed: configuration.faults.seed)
     }

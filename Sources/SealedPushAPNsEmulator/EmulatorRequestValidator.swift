@@ -62,9 +62,10 @@ struct EmulatorRequestValidator: Sendable {
 
         guard let topic = request.headers["apns-topic"], !topic.isEmpty else { return reject(400, "MissingTopic") }
         if let allowed = configuration.allowedTopics, !allowed.contains(topic) { return reject(400, "TopicDisallowed") }
-        guard let pushType = request.headers["apns-push-type"], Self.pushTypes.contains(pushType) else {
-            return reject(400, "InvalidPushType")
-        }
+        // Apple requires apns-push-type for watchOS and recommends it elsewhere; APNs accepts a request without
+        // it (the recorder counts those) but rejects a value it does not know.
+        let pushType = request.headers["apns-push-type"]
+        if let pushType, !Self.pushTypes.contains(pushType) { return reject(400, "InvalidPushType") }
         var priority: Int?
         if let text = request.headers["apns-priority"] {
             guard let value = Int(text), [1, 5, 10].contains(value) else { return reject(400, "BadPriority") }

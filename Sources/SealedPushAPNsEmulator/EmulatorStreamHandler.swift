@@ -54,7 +54,7 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
         if let given = request.headers["apns-id"] {
             if let uuid = UUID(uuidString: given) { apnsID = uuid.uuidString.lowercased() } else { badID = true }
         }
-        core.recorder.countRequest(apnsID: apnsID)
+        core.recorder.countRequest(apnsID: apnsID, hasPushType: request.headers["apns-push-type"] != nil)
         guard !connection.closing else { return }
         if badID {
             respond(context: context, status: 400, apnsID: apnsID, reason: "BadMessageId", timestamp: nil, record: nil)
@@ -125,7 +125,7 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
         // if the answer could not be written (then the client never saw it and will resend).
         promise.futureResult.whenComplete { result in
             switch result {
-            case .success: recorder.countResponse(status: status)
+            case .success: recorder.answered(status: status, record: record)
             case .failure: if let record { recorder.withdraw(record) }
             }
         }

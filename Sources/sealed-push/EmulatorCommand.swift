@@ -43,6 +43,26 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("record-dir"), help: "Write each accepted body to DIR/<token>/<apns-id>.json.")
     var recordDir: String?
 
+    @Option(
+        name: .customLong("record"),
+        help: ArgumentHelp(
+            "Write every accepted notification to FILE as one JSON line (the full history; memory stays bounded).",
+            valueName: "FILE"))
+    var recordFile: String?
+
+    @Option(
+        name: .customLong("keep-per-token"),
+        help: "Accepted notifications held in memory per device token (APNs keeps the last one for an offline device).")
+    var keepPerToken = 1
+
+    @Option(name: .customLong("keep-total"), help: "Accepted notifications held in memory in all.")
+    var keepTotal = 10_000
+
+    @Option(
+        name: .customLong("track-ids"),
+        help: "Distinct apns-ids (the most recent) whose request and acceptance counts are kept, to spot duplicates.")
+    var trackIDs = 100_000
+
     @Option(name: .customLong("unregistered"), help: "A device token (hex) to answer 410 Unregistered (repeatable).")
     var unregistered: [String] = []
 
@@ -94,6 +114,9 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard (0...600_000).contains(slowMilliseconds) else { throw ValidationError("--slow-ms must be 0...600000") }
+        guard (0...1_000).contains(keepPerToken) else { throw ValidationError("--keep-per-token must be 0...1000") }
+        guard (0...10_000_000).contains(keepTotal) else { throw ValidationError("--keep-total must be 0...10000000") }
+        guard (0...10_000_000).contains(trackIDs) else { throw ValidationError("--track-ids must be 0...10000000") }
         _ = try Self.parseScript(faultScript ?? "")
     }
 
@@ -130,6 +153,10 @@ struct EmulatorCommand: AsyncParsableCommand {
             authKeyPEM: keyText, keyID: keyID, teamID: teamID, host: host, port: port)
         configuration.certificateOutputPath = certOut
         configuration.recordDirectory = recordDir
+        configuration.recordFile = recordFile
+        configuration.recordedNotificationsPerToken = keepPerToken
+        configuration.recordedNotificationsLimit = keepTotal
+        configuration.trackedAPNsIDs = trackIDs
         configuration.maxConcurrentStreams = maxStreams
         configuration.threads = threads
         configuration.tokenUpdateScope = tokenUpdateScope
@@ -164,8 +191,10 @@ struct EmulatorCommand: AsyncParsableCommand {
         await emulator.stop()
         let faults = recorder.faultsInjected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         print(
-            "stopped: \(recorder.totalRequests) requests, \(recorder.totalAccepted) accepted, "
-                + "faults \(faults.joined(separator: " "))")
+            "stopped: \(recorder.totalRequests) requests, \(recorder.totalAccepted) accepted "
+                + "(\(recorder.duplicateAcceptances) duplicate), \(recorder.requestsWithoutPushType) without "
+                + "apns-push-type, \(recorder.connectionsWithRequests) of \(recorder.connectionCount) connections "
+                + "carried requests, faults \(faults.joined(separator: " "))")
     }
 
     /// Waits for SIGINT or SIGTERM.

@@ -41,7 +41,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Notifications in flight at most.")
     var concurrency = 100
 
-    @Option(name: .long, help: "HTTP/2 connections at most.")
+    @Option(
+        name: .long,
+        help: "HTTP/2 connections to spread the requests over (opened as load arrives; the summary says how many carried requests).")
     var connections = 1
 
     @Option(
@@ -61,6 +63,11 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("timeout-ms"), help: "Per-request answer timeout in milliseconds.")
     var timeoutMilliseconds = 10_000
 
+    @Option(
+        name: .customLong("max-attempts"),
+        help: "Requests per notification that APNs may have processed, at most (resends after GOAWAY are free).")
+    var maxAttempts = 5
+
     @Flag(name: .long, help: "Log connection events and failures to stderr.")
     var verbose = false
 
@@ -76,6 +83,7 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("--streams-per-connection must be 1...10000")
         }
         guard priority == 10 || priority == 5 else { throw ValidationError("--priority must be 10 or 5") }
+        guard (1...100).contains(maxAttempts) else { throw ValidationError("--max-attempts must be 1...100") }
         guard (1...600_000).contains(timeoutMilliseconds) else {
             throw ValidationError("--timeout-ms must be 1...600000")
         }
@@ -103,6 +111,7 @@ struct SendCommand: AsyncParsableCommand {
             configuration.maxConnections = connections
             configuration.maxConcurrentStreamsPerConnection = streamsPerConnection
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
+            configuration.retry.maxAttempts = maxAttempts
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
         } catch let error as SealedPushError {
             throw ValidationError(error.description)
@@ -134,7 +143,8 @@ struct SendCommand: AsyncParsableCommand {
         lines.append("retried: \(summary.retried) notifications (\(summary.attempts) requests)")
         lines.append("possible duplicates: \(summary.possibleDuplicates)")
         lines.append(
-            "connections: \(statistics.connectionsOpened), GOAWAY: \(statistics.goAwaysReceived), "
+            "connections: \(statistics.connectionsOpened) opened, \(statistics.connectionsUsed) carried requests, "
+                + "GOAWAY: \(statistics.goAwaysReceived), "
                 + String(
                     format: "time: %.3f s, %.0f notifications/s", seconds,
                     seconds > 0 ? Double(summary.total) / seconds : 0))

@@ -15,7 +15,7 @@ struct APNsConnectionLossTests {
         let summary = await client.send(notifications, maxConcurrent: maxConcurrent) { reports.append($0) }
         #expect(summary.total == count)
         #expect(summary.delivered == count)
-        #expect(summary.failed == 0)
+        #expect(summary.failed == 0, "\(reports.all.compactMap { $0.result.failure }.prefix(3))")
         let byID = Dictionary(grouping: reports.all, by: \.apnsID)
         #expect(byID.count == count)  // exactly one report per notification
         let recorder = fixture.emulator.recorder
