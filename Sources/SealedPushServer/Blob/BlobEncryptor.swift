@@ -82,6 +82,22 @@ public final class BlobEncryptor {
         return result
     }
 
+    /// Encrypts everything `reading` yields into a ``BlobWriter`` of a ``BlobStore`` (the header, then one sealed
+    /// chunk per write). The writer is not committed: the caller commits it, or aborts it on an error.
+    ///
+    /// - Parameters:
+    ///   - reading: The plaintext source.
+    ///   - writer: The store's writer for the new blob.
+    /// - Returns: The blob key and sizes for the descriptor.
+    /// - Throws: As the synchronous `encrypt(reading:writing:)`, or what the writer throws.
+    public func encrypt(reading: Read, into writer: any BlobWriter) async throws -> EncryptedBlob {
+        try begin()
+        while let piece = try nextPiece(reading) {
+            try await writer.write(Array(piece))
+        }
+        return result
+    }
+
     /// Encrypts a byte array (a convenience for small blobs such as overflow content).
     ///
     /// - Parameter plaintext: The plaintext.
