@@ -111,5 +111,11 @@ enum BlobVectorGenerator {
             negative: negatives)
         try file.encoded().write(to: URL(fileURLWithPath: outPath), options: .atomic)
         print("wrote \(positives.count) positive and \(negatives.count) negative blob vectors to \(outPath)")
+        // The test targets read a copy bundled with SealedPushTestSupport; keep it identical (a test checks).
+        let copy = "Sources/SealedPushTestSupport/Vectors/blob-v1.json"
+        if FileManager.default.fileExists(atPath: "Sources/SealedPushTestSupport/Vectors") {
+            try file.encoded().write(to: URL(fileURLWithPath: copy), options: .atomic)
+            print("wrote the test copy \(copy)")
+        }
     }
 }
