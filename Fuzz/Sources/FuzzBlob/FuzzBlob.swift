@@ -90,7 +90,7 @@ private func fuzzReader(_ setup: Setup, declared: Int, seed: UInt8, blob: [UInt8
             offset = end
         }
         let url = try opener.finish()
-        let written = (try? Data(contentsOf: url)).map(Array.init) ?? []
+        let written = readFile(url.path)
         Fuzz.check(written == Array(vector.plaintext.prefix(declared)) && written.count == declared, "the file is not the plaintext")
         try? FileManager.default.removeItem(at: url)
     } catch {
@@ -110,6 +110,22 @@ private func fuzzReader(_ setup: Setup, declared: Int, seed: UInt8, blob: [UInt8
         serverCode = codeName(error)
     }
     Fuzz.check(serverCode == clientCode, "the server says \(serverCode ?? "opened"), the client \(clientCode ?? "opened")")
+}
+
+/// The bytes of a file, read with POSIX calls (FoundationEssentials' `Data(contentsOf:)` leaks its 4 KiB buffer
+/// when the file is empty, which LeakSanitizer reports on the empty-blob seed).
+private func readFile(_ path: String) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return [] }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return bytes
 }
 
 /// §5 for a one-chunk blob, from the spec alone: header bytes, then length, then the one chunk (genuine only if it

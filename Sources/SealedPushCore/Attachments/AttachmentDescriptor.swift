@@ -142,6 +142,20 @@ public struct AttachmentDescriptor: Sendable, Hashable, CustomStringConvertible,
         return .object(members)
     }
 
+    /// Two descriptors are equal when they describe the same attachment (blob, media type, name, thumbnail); why a
+    /// thumbnail was dropped is a diagnostic and does not take part.
+    public static func == (lhs: AttachmentDescriptor, rhs: AttachmentDescriptor) -> Bool {
+        lhs.blob == rhs.blob && lhs.mediaType == rhs.mediaType && lhs.name == rhs.name
+            && lhs.nestedThumbnail == rhs.nestedThumbnail
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(blob)
+        hasher.combine(mediaType)
+        hasher.combine(name)
+        hasher.combine(nestedThumbnail)
+    }
+
     public var description: String {
         "AttachmentDescriptor(\(mediaType.mimeType), \(blob)\(thumbnail.map { ", thumbnail: \($0)" } ?? ""))"
     }

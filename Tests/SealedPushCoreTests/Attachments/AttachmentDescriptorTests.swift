@@ -118,6 +118,17 @@ struct AttachmentDescriptorTests {
         }
     }
 
+    /// FuzzBlob finding (crash-2181aa92…): a descriptor whose thumbnail was dropped did not equal the descriptor
+    /// parsed back from its own `jsonValue`, because equality included the drop's diagnostic.
+    @Test func aDescriptorWithADroppedThumbnailEqualsItsJSONRoundTrip() throws {
+        let badThumbnail = Self.members(["url": .string("https:1e309bs.example.com/9c1e")])
+        let descriptor = try AttachmentDescriptor(parsing: Self.members(["thumbnail": badThumbnail]))
+        #expect(descriptor.droppedThumbnailError != nil)
+        let again = try AttachmentDescriptor(parsing: descriptor.jsonValue)
+        #expect(again == descriptor)
+        #expect(Set([again, descriptor]).count == 1)
+    }
+
     @Test func parseAllKeepsEachElementsOwnResult() {
         let results = AttachmentDescriptor.parseAll([
             Self.members(), Self.members(["key": nil]), .number(1), Self.members(["type": .string("audio/wav")]),
