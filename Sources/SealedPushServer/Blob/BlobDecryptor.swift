@@ -46,7 +46,7 @@ public final class BlobDecryptor {
                 onHeader: { salt in payloadKey = try BlobKeyDerivation.payloadKey(blobKey: blobKey, salt: Array(salt)) },
                 onChunk: { index, isLast, sealed in
                     let count = sealed.count - BlobFormat.tagLength
-                    let opened = try plaintext.withUnsafeMutableBytes { buffer -> Bool in
+                    let opened = plaintext.withUnsafeMutableBytes { buffer -> Bool in
                         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
                         guard let payloadKey else { return false }
                         let nonce = BlobFormat.nonce(index: index, isLast: isLast)

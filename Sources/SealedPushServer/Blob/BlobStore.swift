@@ -41,55 +41,6 @@ public protocol BlobStore: Sendable {
     func removeBlobs(modifiedBefore date: Date) async throws -> [BlobName]
 }
 
-/// A blob being written. Write the pieces in order, then ``commit()`` or ``abort()``.
-public protocol BlobWriter: AnyObject, Sendable {
-    /// The name the blob will have once committed.
-    var name: BlobName { get }
-    /// Appends bytes.
-    func write(_ bytes: [UInt8]) async throws
-    /// Makes the blob visible under ``name``, durably.
-    func commit() async throws -> BlobInfo
-    /// Discards everything written.
-    func abort() async
-}
-
-/// An open blob (or byte range of one).
-public protocol BlobReader: AnyObject, Sendable {
-    /// The blob's whole size in bytes.
-    var blobSize: Int { get }
-    /// The byte range being read.
-    var range: Range<Int> { get }
-    /// The next bytes of the range, at most `maxCount`; empty at the end of the range.
-    func read(maxCount: Int) async throws -> [UInt8]
-    /// Releases the reader (also done when it is dropped).
-    func close() async
-}
-
-/// A stored blob's name, size and modification time.
-public struct BlobInfo: Sendable, Hashable {
-    /// The name.
-    public let name: BlobName
-    /// The size in bytes.
-    public let size: Int
-    /// When the blob was committed.
-    public let modified: Date
-
-    /// Creates an info value.
-    public init(name: BlobName, size: Int, modified: Date) {
-        self.name = name
-        self.size = size
-        self.modified = modified
-    }
-}
-
-/// A blob that was encrypted into a store.
-public struct StoredBlob: Sendable {
-    /// Its name in the store.
-    public let name: BlobName
-    /// Its key and sizes.
-    public let encrypted: EncryptedBlob
-}
-
 extension BlobStore {
     /// Encrypts a file or stream into a new blob in this store: the sealer's one entry point.
     ///

@@ -120,109 +120,6 @@ public struct FileSystemBlobStore: BlobStore {
     private func path(_ entry: String) -> String { directory + "/" + entry }
 }
 
-/// A blob being written to a temporary file of a ``FileSystemBlobStore``.
-actor FileSystemBlobWriter: BlobWriter {
-    nonisolated let name: BlobName
-    private let temporaryPath: String
-    private let finalPath: String
-    private let directory: String
-    private var descriptor: Int32
-    private var written = 0
-    private var done = false
-
-    init(name: BlobName, descriptor: Int32, temporaryPath: String, finalPath: String, directory: String) {
-        self.name = name
-        self.descriptor = descriptor
-        self.temporaryPath = temporaryPath
-        self.finalPath = finalPath
-        self.directory = directory
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if !done { unlink(temporaryPath) }
-    }
-
-    func write(_ bytes: [UInt8]) async throws {
-        guard !done, descriptor >= 0 else {
-            throw SealedPushError(.invalidArgument, "blob \(name) was already committed or aborted")
-        }
-        do {
-            try bytes.withUnsafeBytes { try POSIXBlobIO.writeAll(descriptor, $0, what: temporaryPath) }
-            written += bytes.count
-        } catch {
-            await abort()
-            throw error
-        }
-    }
-
-    func commit() async throws -> BlobInfo {
-        guard !done, descriptor >= 0 else {
-            throw SealedPushError(.invalidArgument, "blob \(name) was already committed or aborted")
-        }
-        defer { if !done { discard() } }
-        guard fsync(descriptor) == 0 else { throw POSIXBlobIO.error("cannot fsync \(temporaryPath)") }
-        let closeStatus = close(descriptor)
-        descriptor = -1
-        guard closeStatus == 0 else { throw POSIXBlobIO.error("cannot close \(temporaryPath)") }
-        // A hard link never replaces an existing file; the name is fresh, so EEXIST means a broken random source.
-        guard link(temporaryPath, finalPath) == 0 else { throw POSIXBlobIO.error("cannot link blob \(name) into place") }
-        unlink(temporaryPath)
-        done = true
-        POSIXBlobIO.syncDirectory(directory)
-        return BlobInfo(name: name, size: written, modified: Date())
-    }
-
-    func abort() async {
-        discard()
-    }
-
-    private func discard() {
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = -1
-        unlink(temporaryPath)
-        done = true
-    }
-}
-
-/// An open blob file of a ``FileSystemBlobStore``, read with `pread` within its range.
-actor FileSystemBlobReader: BlobReader {
-    nonisolated let blobSize: Int
-    nonisolated let range: Range<Int>
-    private let what: String
-    private var descriptor: Int32
-    private var position: Int
-
-    init(descriptor: Int32, blobSize: Int, range: Range<Int>, what: String) {
-        self.descriptor = descriptor
-        self.blobSize = blobSize
-        self.range = range
-        self.position = range.lowerBound
-        self.what = what
-    }
-
-    deinit { if descriptor >= 0 { Glue.close(descriptor) } }
-
-    func read(maxCount: Int) async throws -> [UInt8] {
-        guard descriptor >= 0 else { throw SealedPushError(.invalidArgument, "\(what) is closed") }
-        let count = min(max(maxCount, 0), range.upperBound - position)
-        guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = try bytes.withUnsafeMutableBytes {
-            try POSIXBlobIO.pread(descriptor, into: $0, offset: position, what: what)
-        }
-        guard read > 0 else { throw SealedPushError(.io, "\(what) ended early (was it changed while being read?)") }
-        position += read
-        if read < count { bytes.removeLast(count - read) }
-        return bytes
-    }
-
-    func close() async {
-        if descriptor >= 0 { Glue.close(descriptor) }
-        descriptor = -1
-    }
-}
-
 /// Unambiguous names for libc calls shadowed by members of the same name.
 private enum Glue {
     static func openForReading(_ path: String) -> Int32 {
@@ -242,16 +139,6 @@ private enum Glue {
         Musl.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         #else
         Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        #endif
-    }
-
-    static func close(_ descriptor: Int32) {
-        #if canImport(Darwin)
-        _ = Darwin.close(descriptor)
-        #elseif canImport(Musl)
-        _ = Musl.close(descriptor)
-        #else
-        _ = Glibc.close(descriptor)
         #endif
     }
 }

@@ -141,9 +141,9 @@ struct FileSystemBlobStoreTests {
         let old = try await store.store(encryptor: BlobEncryptor(), reading: { _ in 0 })
         let fresh = try await store.store(encryptor: BlobEncryptor(), reading: { _ in 0 })
         let abandoned = store.directory + "/.tmp-" + BlobName.random().text
-        FileManager.default.createFile(atPath: abandoned, contents: Data([1]))
+        _ = FileManager.default.createFile(atPath: abandoned, contents: Data([1]))
         let unrelated = store.directory + "/README"
-        FileManager.default.createFile(atPath: unrelated, contents: Data([1]))
+        _ = FileManager.default.createFile(atPath: unrelated, contents: Data([1]))
         let longAgo = Date(timeIntervalSinceNow: -30 * 86_400)
         for path in [store.directory + "/" + old.name.text, abandoned, unrelated] {
             try FileManager.default.setAttributes([.modificationDate: longAgo], ofItemAtPath: path)
