@@ -146,7 +146,10 @@ let package = Package(
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
             name: "SealedPushConformanceTests",
-            dependencies: ["SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]
+            dependencies: [
+                "SealedPushServer", "SealedPushClient", "SealedPushTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),  // the test-only swift-crypto blob writer
+            ]
         ),
     ]
 )

@@ -32,6 +32,15 @@ let package = Package(
             dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
         ),
 
+        // The blob readers (client swift-crypto into a file, server libsodium) and the attachment descriptor parser.
+        .executableTarget(
+            name: "FuzzBlob",
+            dependencies: [
+                "FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush"),
+                .product(name: "SealedPushServer", package: "SealedPush"),
+            ]
+        ),
+
         // The device key ring file (Specs/keyring-v1.md §2): JSON, private key text and key checks (swift-crypto).
         .executableTarget(
             name: "FuzzKeyRing",

@@ -2,7 +2,7 @@
 # Builds the benchmark package and the `sealed-push` CLI in release (scratch path .build-bench) and runs every
 # benchmark, printing each figure beside its comparison and, at the end, one Markdown table for BENCHMARKS.md.
 #
-#   scripts/bench.sh [--quick] [--only primitives,seal,open,fanout,delivery,memory,tamper] [--tamper-envelopes N]
+#   scripts/bench.sh [--quick] [--only primitives,seal,open,blob,fanout,delivery,memory,tamper] [--tamper-envelopes N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f scripts/deps ] && source scripts/deps

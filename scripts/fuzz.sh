@@ -63,6 +63,7 @@ max_len() {
         FuzzRegistration) echo 600 ;;
         FuzzKeyRing) echo 2048 ;;
         FuzzEmulatorRequest) echo 6000 ;;
+        FuzzBlob) echo 1200 ;;
         *) echo 4096 ;;
     esac
 }

@@ -6,6 +6,8 @@ import SealedPushTestSupport
 /// Regenerates `Specs/vectors/envelope-v1.json` with the libsodium sealer and fixed inputs.
 ///
 /// Run: `swift run sealed-push-vectors Specs/vectors/envelope-v1.json`. The output changes only if the format does.
+/// `swift run sealed-push-vectors blob Specs/vectors/blob-v1.json` regenerates the blob vectors instead
+/// (``BlobVectorGenerator``).
 @main
 enum VectorGenerator {
     static let topic = "com.example.sealedpush"
@@ -15,6 +17,10 @@ enum VectorGenerator {
     static func key(_ byte: UInt8) -> [UInt8] { (0..<32).map { UInt8(truncatingIfNeeded: Int(byte) &* 31 &+ $0 &* 7) } }
 
     static func main() throws {
+        if CommandLine.arguments.dropFirst().first == "blob" {
+            try BlobVectorGenerator.run(outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/blob-v1.json")
+            return
+        }
         let outPath = CommandLine.arguments.dropFirst().first ?? "Specs/vectors/envelope-v1.json"
         let server = try ServerIdentity(privateKey: key(0xA1))
         let otherServer = try ServerIdentity(privateKey: key(0xB2))

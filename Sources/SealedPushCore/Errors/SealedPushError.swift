@@ -56,6 +56,20 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let keyStoreCorrupt = Code("keyStoreCorrupt")
         /// A file or system call failed.
         public static let io = Code("io")
+        /// A blob does not start with the blob magic (`Specs/blob-v1.md` §8).
+        public static let malformedBlob = Code("malformedBlob")
+        /// A blob's version byte is not 1.
+        public static let unsupportedBlobVersion = Code("unsupportedBlobVersion")
+        /// A blob ended before its declared size was reached.
+        public static let blobTruncated = Code("blobTruncated")
+        /// Bytes arrived after a blob's last chunk.
+        public static let blobTrailingData = Code("blobTrailingData")
+        /// A blob chunk did not verify. One code for every cryptographic failure of a blob, by design.
+        public static let blobAuthenticationFailure = Code("blobAuthenticationFailure")
+        /// A blob's declared size is over the cap for its kind.
+        public static let blobTooLarge = Code("blobTooLarge")
+        /// An attachment descriptor or blob reference breaks `Specs/blob-v1.md` §6.
+        public static let malformedAttachment = Code("malformedAttachment")
 
         /// Every code defined in this version.
         public static let allCases: [Code] = [
@@ -63,6 +77,8 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
             .unsupportedVersion, .unsupportedSuite, .unknownRecipientKey, .unknownSenderKey, .expired, .notYetValid,
             .authenticationFailure, .malformedContent, .replayed, .contentTooLarge, .invalidTopic, .invalidKey,
             .invalidArgument, .keysUnavailable, .keyStoreCorrupt, .io,
+            .malformedBlob, .unsupportedBlobVersion, .blobTruncated, .blobTrailingData, .blobAuthenticationFailure,
+            .blobTooLarge, .malformedAttachment,
         ]
 
         /// Looks up a code by its stable name.
