@@ -83,7 +83,10 @@ enum VectorGenerator {
         _ = try positive("unknown-members-kept", future)
         _ = try positive(
             "attachments-not-processed",
-            NotificationContent(body: "photo", attachments: [.object(["url": .string("https://example.com/b/1")]), .object([:])]))
+            NotificationContent(body: "photo", attachments: [
+                .object(["url": .string("https://example.com/b/1")]),
+                .object(["url": .string("https://example.com/b/2"), "type": .string("application/x-future"), "x": .null]),
+            ]))
         // Spec §4.1 numbers: plain integers below 2^53, shortest round-trip digits otherwise, exponent form for
         // integers at or above 2^53 and for E < -4; zero of either sign is 0.
         _ = try positive(
@@ -178,6 +181,7 @@ enum VectorGenerator {
         try rawSealed("content-known-member-null", Padding.pad(Array(#"{"title":null}"#.utf8)), ephemeral: 0x6E)
         try rawSealed("content-attachments-not-array", Padding.pad(Array(#"{"attachments":{"url":"x"}}"#.utf8)), ephemeral: 0x6F)
         try rawSealed("content-attachment-not-object", Padding.pad(Array(#"{"attachments":["https://x"]}"#.utf8)), ephemeral: 0x70)
+        try rawSealed("content-attachment-without-url", Padding.pad(Array(#"{"attachments":[{"uri":"https://x"}]}"#.utf8)), ephemeral: 0x75)
         try rawSealed("content-nested-too-deep", Padding.pad(Array(("{\"data\":" + String(repeating: "[", count: 32)
             + String(repeating: "]", count: 32) + "}").utf8)), ephemeral: 0x71)
 

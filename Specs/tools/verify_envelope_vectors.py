@@ -368,7 +368,7 @@ def check_content(content):
         bad()
     attachments = content.get("attachments")
     if "attachments" in content and (not isinstance(attachments, list) or not all(
-            isinstance(a, dict) for a in attachments)):
+            isinstance(a, dict) and isinstance(a.get("url"), str) for a in attachments)):
         bad()
 
 

@@ -304,6 +304,7 @@ import Testing
             "[]", #""body""#, "null", "{", #"{"title":5}"#, #"{"badge":"3"}"#, #"{"badge":1.5}"#, #"{"badge":-1}"#,
             #"{"badge":2147483648}"#, #"{"relevance-score":1.5}"#, #"{"relevance-score":-0.1}"#,
             #"{"interruption-level":"loud"}"#, #"{"attachments":["https://x"]}"#, #"{"attachments":{}}"#,
+            #"{"attachments":[{"uri":"x"}]}"#,
             #"{"title":null}"#, #"{"data":1e400}"#, #"{"data":9007199254740993}"#,
             #"{"sound":true}"#, #"{"body":"x"} {}"#, #"{"body":"x",}"#, "{\"body\":\"tab\there\"}",
         ] {
@@ -311,7 +312,7 @@ import Testing
                     "\(json)")
         }
         for json in [#"{"badge":2147483647,"relevance-score":1}"#, #"{"future":[1,{"x":null}]}"#, "{}",
-                     #"{"attachments":[{"uri":"x"}]}"#, #"{"data":null}"#, #"{"data":{"\u00e9":1,"e\u0301":2}}"#] {
+                     #"{"attachments":[{"url":"x","type":"?"}]}"#, #"{"data":null}"#, #"{"data":{"\u00e9":1,"e\u0301":2}}"#] {
             #expect(fixture.outcome(opening: try Self.sealRaw(Self.padded(Array(json.utf8)))) == "opened", "\(json)")
         }
     }

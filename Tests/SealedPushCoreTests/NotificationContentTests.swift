@@ -39,6 +39,7 @@ import Testing
     @Test(arguments: [
         #"{"title":1}"#, #"{"badge":-1}"#, #"{"badge":1.5}"#, #"{"badge":2147483648}"#, #"{"relevance-score":2}"#,
         #"{"interruption-level":"loud"}"#, #"{"attachments":["x"]}"#, #"{"attachments":{}}"#, "[]",
+        #"{"attachments":[{"name":"x"}]}"#,
         #"{"title":null}"#, #"{"data":1e400}"#, #"{"data":-9007199254740992}"#, "\u{FEFF}{}",
         #"{"body":"a","body":"b"}"#,
     ])

@@ -97,9 +97,11 @@ private func isValidContent(_ tree: JSONValue) -> Bool {
     if let value = members["relevance-score"] {
         guard let number = value.numberValue, number >= 0, number <= 1 else { return false }
     }
-    // §4.2: a receiver that does not process attachments checks only that they are objects.
+    // §4.2: a receiver that does not process attachments checks only objects with a `url` string.
     if let value = members["attachments"] {
-        guard let elements = value.arrayValue, elements.allSatisfy({ $0.objectValue != nil }) else { return false }
+        guard let elements = value.arrayValue,
+            elements.allSatisfy({ $0.objectValue?["url"]?.stringValue != nil })
+        else { return false }
     }
     return true
 }

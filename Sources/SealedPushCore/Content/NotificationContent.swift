@@ -28,7 +28,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var targetContentID: String?
     /// App data handed to the app in `userInfo`: any JSON value, `null` included (absent is `nil`).
     public var data: JSONValue?
-    /// Attachment descriptors (spec §4.2): an array of objects. Only receivers that process attachments look inside.
+    /// Attachment descriptors (spec §4.2, `Specs/blob-v1.md` §6.2): objects with at least a `url` string. Only
+    /// receivers that process attachments look further (``AttachmentDescriptor/parseAll(_:)``).
     public var attachments: [JSONValue]?
     /// Members this version does not define (spec §4: kept end to end, written after the known members in
     /// canonical order). A name of a known member here is rejected by ``canonicalJSON()``.
@@ -153,8 +154,9 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         }
         data = members[CodingKeys.data.rawValue]
         if let value = members[CodingKeys.attachments.rawValue] {
-            guard case .array(let elements) = value, elements.allSatisfy({ $0.objectValue != nil }) else {
-                throw SealedPushError(.malformedContent, "content field \"attachments\" must be an array of objects")
+            guard case .array(let elements) = value, elements.allSatisfy(Self.isAttachmentShape) else {
+                throw SealedPushError(
+                    .malformedContent, "content field \"attachments\" must be an array of objects with a \"url\" string")
             }
             attachments = elements
         }
@@ -170,8 +172,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let data, !Self.allNumbersFinite(data) {
             throw SealedPushError(.malformedContent, "app data contains a number that is not finite")
         }
-        if let attachments, !attachments.allSatisfy({ $0.objectValue != nil }) {
-            throw SealedPushError(.malformedContent, "every attachment must be a JSON object (spec §4.2)")
+        if let attachments, !attachments.allSatisfy(Self.isAttachmentShape) {
+            throw SealedPushError(.malformedContent, "every attachment must be a JSON object with a \"url\" string (spec §4.2)")
         }
         for (name, value) in additionalMembers {
             guard !Self.isKnown(name) else {
@@ -211,6 +213,12 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     private static let knownNames: Set<[UInt8]> = Set(CodingKeys.allCases.map { Array($0.rawValue.utf8) })
 
     private static func isKnown(_ name: String) -> Bool { knownNames.contains(Array(name.utf8)) }
+
+    /// What every receiver checks of an attachment (spec §4.2): an object with a `url` string. The rest of the
+    /// descriptor is checked only by receivers that process attachments (``AttachmentDescriptor``).
+    private static func isAttachmentShape(_ value: JSONValue) -> Bool {
+        value.objectValue?["url"]?.stringValue != nil
+    }
 
     private static func allNumbersFinite(_ value: JSONValue) -> Bool {
         switch value {
