@@ -70,6 +70,10 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let blobTooLarge = Code("blobTooLarge")
         /// An attachment descriptor or blob reference breaks `Specs/blob-v1.md` §6.
         public static let malformedAttachment = Code("malformedAttachment")
+        /// A blob could not be fetched: an HTTP status other than 200, a refused or reset connection.
+        public static let blobUnavailable = Code("blobUnavailable")
+        /// Work did not finish by its deadline (a download with the extension's remaining time).
+        public static let deadlineExceeded = Code("deadlineExceeded")
 
         /// Every code defined in this version.
         public static let allCases: [Code] = [
@@ -78,7 +82,7 @@ public struct SealedPushError: Error, Sendable, Hashable, CustomStringConvertibl
             .authenticationFailure, .malformedContent, .replayed, .contentTooLarge, .invalidTopic, .invalidKey,
             .invalidArgument, .keysUnavailable, .keyStoreCorrupt, .io,
             .malformedBlob, .unsupportedBlobVersion, .blobTruncated, .blobTrailingData, .blobAuthenticationFailure,
-            .blobTooLarge, .malformedAttachment,
+            .blobTooLarge, .malformedAttachment, .blobUnavailable, .deadlineExceeded,
         ]
 
         /// Looks up a code by its stable name.
