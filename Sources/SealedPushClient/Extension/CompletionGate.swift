@@ -19,6 +19,11 @@ final class CompletionGate: @unchecked Sendable {
         case finished
     }
 
+    /// Attachments still being fetched when the best attempt was recorded: reported as `deadlineExceeded` if the
+    /// request finishes before them.
+    private var pendingAttachments: [Int] = []
+    private var report: (@Sendable (NotificationReport) -> Void)?
+
     private let lock = ClientLock()
     private var state = State.pending(best: nil)
     private var handler: Handler?
@@ -36,10 +41,12 @@ final class CompletionGate: @unchecked Sendable {
         fallback: NotificationDelivery.Content,
         observer: (@Sendable (NotificationOutcome) -> Void)?,
         onFinish: (@Sendable () -> Void)? = nil,
+        report: (@Sendable (NotificationReport) -> Void)? = nil,
         handler: @escaping Handler
     ) {
         self.fallback = fallback
         self.observer = observer
+        self.report = report
         self.onFinish = onFinish
         self.handler = handler
     }
@@ -64,19 +71,28 @@ final class CompletionGate: @unchecked Sendable {
 
     /// Records decrypted content as the best attempt that expiry or the deadline will deliver.
     /// - Returns: false if the request had already finished.
+    /// - Parameters:
+    ///   - content: The decrypted content.
+    ///   - pendingAttachments: Indexes of attachments still being fetched.
     @discardableResult
-    func recordBestAttempt(_ content: NotificationContent) -> Bool {
+    func recordBestAttempt(_ content: NotificationContent, pendingAttachments: [Int] = []) -> Bool {
         lock.withLock {
             guard case .pending = state else { return false }
             state = .pending(best: content)
+            self.pendingAttachments = pendingAttachments
             return true
         }
     }
 
     /// Finishes with decrypted content. - Returns: whether this call delivered.
     @discardableResult
-    func succeed(_ content: NotificationContent) -> Bool {
-        finish { _ in NotificationDelivery(content: .decrypted(content), outcome: .decrypted) }
+    func succeed(
+        _ content: NotificationContent, attachments: [DeliveredAttachment] = [], failures: [AttachmentFailure] = []
+    ) -> Bool {
+        finish { _ in
+            NotificationDelivery(
+                content: .decrypted(content), outcome: .decrypted, attachments: attachments, attachmentFailures: failures)
+        }
     }
 
     /// Finishes with the fallback (or the best attempt, if one was recorded). - Returns: whether this call delivered.
@@ -94,27 +110,33 @@ final class CompletionGate: @unchecked Sendable {
 
     private func delivery(best: NotificationContent?, reason: FallbackReason) -> NotificationDelivery {
         if let best {
-            return NotificationDelivery(content: .decrypted(best), outcome: .decrypted)
+            let missing = pendingAttachments.map {
+                AttachmentFailure(index: $0, code: .deadlineExceeded,
+                                  message: "the extension's time ran out before the attachment was ready")
+            }
+            return NotificationDelivery(content: .decrypted(best), outcome: .decrypted, attachmentFailures: missing)
         }
         return NotificationDelivery(content: fallback, outcome: .fallback(reason))
     }
 
     private func finish(_ makeDelivery: (NotificationContent?) -> NotificationDelivery) -> Bool {
         let taken: (Handler, NotificationDelivery, (@Sendable (NotificationOutcome) -> Void)?, (@Sendable () -> Void)?,
-            [Task<Void, Never>])? = lock.withLock {
+            [Task<Void, Never>], (@Sendable (NotificationReport) -> Void)?)? = lock.withLock {
             guard case .pending(let best) = state, let handler else { return nil }
             let delivery = makeDelivery(best)
-            let result = (handler, delivery, observer, onFinish, tasks)
+            let result = (handler, delivery, observer, onFinish, tasks, report)
             state = .finished
             self.handler = nil
             observer = nil
             onFinish = nil
+            report = nil
             tasks = []
             return result
         }
-        guard let (handler, delivery, observer, onFinish, tasks) = taken else { return false }
+        guard let (handler, delivery, observer, onFinish, tasks, report) = taken else { return false }
         handler(delivery)
         observer?(delivery.outcome)
+        report?(delivery.report)
         for task in tasks { task.cancel() }
         onFinish?()
         return true

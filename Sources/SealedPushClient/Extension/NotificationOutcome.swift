@@ -67,4 +67,37 @@ public struct NotificationDelivery: Sendable, Hashable {
     public let content: Content
     /// The typed outcome (also given to the observer).
     public let outcome: NotificationOutcome
+    /// Decrypted attachment files to attach (`UNNotificationAttachment`), in the sender's order.
+    public let attachments: [DeliveredAttachment]
+    /// The attachments (and the content reference) that did not make it, and why.
+    public let attachmentFailures: [AttachmentFailure]
+
+    init(
+        content: Content, outcome: NotificationOutcome, attachments: [DeliveredAttachment] = [],
+        attachmentFailures: [AttachmentFailure] = []
+    ) {
+        self.content = content
+        self.outcome = outcome
+        self.attachments = attachments
+        self.attachmentFailures = attachmentFailures
+    }
+
+    /// What an observer may see of this delivery: the outcome and the attachment results, no content.
+    public var report: NotificationReport {
+        NotificationReport(
+            outcome: outcome, deliveredAttachments: attachments.count, thumbnails: attachments.filter(\.isThumbnail).count,
+            attachmentFailures: attachmentFailures)
+    }
+}
+
+/// A delivery as metrics see it: never content, never keys.
+public struct NotificationReport: Sendable, Hashable {
+    /// Decrypted or fallback, with its reason.
+    public let outcome: NotificationOutcome
+    /// How many attachment files were delivered.
+    public let deliveredAttachments: Int
+    /// How many of them are thumbnails standing in for a file that did not arrive.
+    public let thumbnails: Int
+    /// What did not arrive, and why (an index, a code and a message without content).
+    public let attachmentFailures: [AttachmentFailure]
 }

@@ -29,9 +29,15 @@ public final class NotificationServiceStep: Sendable {
         public var fallbackPlaceholder: Placeholder?
         /// Receives every request's outcome once, after the content handler (for metrics). Never given plaintext.
         public var observer: (@Sendable (NotificationOutcome) -> Void)?
-        /// Optional later work on decrypted content (e.g. attachments). Until it returns, the decrypted content is
-        /// the best attempt; if it throws, the decrypted content is delivered.
+        /// Optional later work on decrypted content. Until it returns, the decrypted content is the best attempt; if
+        /// it throws, the decrypted content is delivered. Runs after attachments, on the content they produced.
         public var enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)?
+        /// Fetching attachments and content sent by reference; nil delivers the text alone (attachments ignored,
+        /// the preview of a content reference shown).
+        public var attachments: AttachmentConfiguration?
+        /// Receives every request's report once, after the content handler: the outcome plus which attachments
+        /// arrived and which did not, and why. Never given plaintext.
+        public var reportObserver: (@Sendable (NotificationReport) -> Void)?
 
         /// Creates a configuration.
         ///
@@ -40,16 +46,22 @@ public final class NotificationServiceStep: Sendable {
         ///   - fallbackPlaceholder: The fallback placeholder, or nil to keep the request's content.
         ///   - observer: The outcome observer.
         ///   - enrich: Optional later work on decrypted content.
+        ///   - attachments: Attachment and content-reference fetching, or nil for text only.
+        ///   - reportObserver: The report observer.
         public init(
             deadline: Duration = .seconds(25),
             fallbackPlaceholder: Placeholder? = nil,
             observer: (@Sendable (NotificationOutcome) -> Void)? = nil,
-            enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)? = nil
+            enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)? = nil,
+            attachments: AttachmentConfiguration? = nil,
+            reportObserver: (@Sendable (NotificationReport) -> Void)? = nil
         ) {
             self.deadline = deadline
             self.fallbackPlaceholder = fallbackPlaceholder
             self.observer = observer
             self.enrich = enrich
+            self.attachments = attachments
+            self.reportObserver = reportObserver
         }
     }
 
@@ -88,8 +100,10 @@ public final class NotificationServiceStep: Sendable {
             fallback: fallback,
             observer: configuration.observer,
             onFinish: { registry.remove(id) },
+            report: configuration.reportObserver,
             handler: contentHandler
         )
+        let requestDeadline = ContinuousClock.now.advanced(by: configuration.deadline)
         registry.insert(gate, id: id)
 
         let deadline = configuration.deadline
@@ -104,6 +118,7 @@ public final class NotificationServiceStep: Sendable {
 
         let open = self.open
         let enrich = configuration.enrich
+        let pipeline = configuration.attachments.map(AttachmentPipeline.init)
         // Opening does blocking file I/O (key ring read, replay guard flock): keep it off the Swift concurrency pool.
         DispatchQueue.global(qos: .userInitiated).async {
             guard !gate.isFinished else { return }
@@ -114,14 +129,32 @@ public final class NotificationServiceStep: Sendable {
                 gate.fail(FallbackReason(error))
                 return
             }
-            guard let enrich else {
+            let needsAttachments = pipeline.map {
+                !$0.plannedIndexes(for: opened.content).isEmpty
+                    || ($0.configuration.fetchesContentReferences && opened.content.contentReference != nil)
+            } ?? false
+            guard enrich != nil || needsAttachments else {
                 gate.succeed(opened.content)
                 return
             }
-            gate.recordBestAttempt(opened.content)
+            // The text (or a reference's preview) is the best attempt while files and the full content arrive.
+            gate.recordBestAttempt(opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [])
             gate.attach(Task.detached {
-                let enriched = (try? await enrich(opened)) ?? opened.content
-                gate.succeed(enriched)
+                var outcome = AttachmentPipeline.Outcome(content: opened.content)
+                if needsAttachments, let pipeline {
+                    outcome = await pipeline.run(opened.content, deadline: requestDeadline)
+                }
+                if let enrich {
+                    let input = OpenedNotification(
+                        content: outcome.content, messageID: opened.messageID, issuedAt: opened.issuedAt,
+                        expiresAt: opened.expiresAt, recipientKeyID: opened.recipientKeyID,
+                        senderKeyID: opened.senderKeyID)
+                    outcome.content = (try? await enrich(input)) ?? outcome.content
+                }
+                if !gate.succeed(outcome.content, attachments: outcome.delivered, failures: outcome.failures) {
+                    // Expiry or the deadline delivered first: the files are not shown, so they must not stay.
+                    outcome.removeFiles()
+                }
             })
         }
     }

@@ -31,6 +31,10 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// Attachment descriptors (spec §4.2, `Specs/blob-v1.md` §6.2): objects with at least a `url` string. Only
     /// receivers that process attachments look further (``AttachmentDescriptor/parseAll(_:)``).
     public var attachments: [JSONValue]?
+    /// A reference to the full content sealed as a blob (spec §4.3, `Specs/blob-v1.md` §6.4), when it did not fit
+    /// the APNs budget: the members beside it are then a preview that a receiver shows if it cannot fetch the rest.
+    /// Every receiver checks only that it is an object with a `url` string.
+    public var contentReference: JSONValue?
     /// Members this version does not define (spec §4: kept end to end, written after the known members in
     /// canonical order). A name of a known member here is rejected by ``canonicalJSON()``.
     public var additionalMembers: JSONObject = JSONObject()
@@ -40,7 +44,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil, sound: String? = nil,
         threadID: String? = nil, category: String? = nil, interruptionLevel: InterruptionLevel? = nil,
         relevanceScore: Double? = nil, targetContentID: String? = nil, data: JSONValue? = nil,
-        attachments: [JSONValue]? = nil, additionalMembers: JSONObject = JSONObject()
+        attachments: [JSONValue]? = nil, contentReference: JSONValue? = nil,
+        additionalMembers: JSONObject = JSONObject()
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -54,6 +59,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         self.targetContentID = targetContentID
         self.data = data
         self.attachments = attachments
+        self.contentReference = contentReference
         self.additionalMembers = additionalMembers
     }
 
@@ -65,6 +71,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         case relevanceScore = "relevance-score"
         case targetContentID = "target-content-id"
         case data, attachments
+        case contentReference = "content-ref"
     }
 
     /// The canonical JSON encoding (spec §4.1).
@@ -93,6 +100,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let targetContentID { key("\"target-content-id\":"); writer.string(targetContentID) }
         if let data { key("\"data\":"); writer.value(data) }
         if let attachments { key("\"attachments\":"); writer.value(.array(attachments)) }
+        if let contentReference { key("\"content-ref\":"); writer.value(contentReference) }
         for (name, value) in additionalMembers {
             if !first { writer.raw(",") }
             first = false
@@ -160,6 +168,12 @@ public struct NotificationContent: Sendable, Hashable, Codable {
             }
             attachments = elements
         }
+        if let value = members[CodingKeys.contentReference.rawValue] {
+            guard Self.isAttachmentShape(value) else {
+                throw SealedPushError(.malformedContent, "content field \"content-ref\" must be an object with a \"url\" string")
+            }
+            contentReference = value
+        }
     }
 
     private func validate() throws {
@@ -171,6 +185,9 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         }
         if let data, !Self.allNumbersFinite(data) {
             throw SealedPushError(.malformedContent, "app data contains a number that is not finite")
+        }
+        if let contentReference, !Self.isAttachmentShape(contentReference) {
+            throw SealedPushError(.malformedContent, "the content reference must be a JSON object with a \"url\" string (spec §4.3)")
         }
         if let attachments, !attachments.allSatisfy(Self.isAttachmentShape) {
             throw SealedPushError(.malformedContent, "every attachment must be a JSON object with a \"url\" string (spec §4.2)")

@@ -1,0 +1,143 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SealedPushCore
+
+/// The step's later work on decrypted content: follow a content reference, then fetch and decrypt the attachments
+/// into files, each with the time that is left. Every failure is recorded per attachment and never stops the text;
+/// a cancelled run (the extension's expiry) deletes every file it made.
+struct AttachmentPipeline: Sendable {
+    let configuration: AttachmentConfiguration
+
+    struct Outcome: Sendable {
+        var content: NotificationContent
+        var delivered: [DeliveredAttachment] = []
+        var failures: [AttachmentFailure] = []
+
+        /// Deletes the delivered files (the request finished without them).
+        func removeFiles() {
+            for attachment in delivered { try? FileManager.default.removeItem(at: attachment.fileURL) }
+        }
+    }
+
+    /// The attachment indexes a run will try, for reporting what did not arrive when time runs out first.
+    func plannedIndexes(for content: NotificationContent) -> [Int] {
+        Array((content.attachments ?? []).indices.prefix(configuration.maxAttachments))
+    }
+
+    func run(_ opened: NotificationContent, deadline: ContinuousClock.Instant) async -> Outcome {
+        let deadline = deadline.advanced(by: .zero - configuration.deliveryMargin)
+        var outcome = Outcome(content: opened)
+        if configuration.fetchesContentReferences, let reference = opened.contentReference {
+            do {
+                outcome.content = try await fetchContent(reference, deadline: deadline)
+            } catch {
+                outcome.failures.append(Self.failure(index: nil, error))
+            }
+        }
+        let parsed = AttachmentDescriptor.parseAll(outcome.content.attachments ?? [])
+        for (index, result) in parsed.enumerated() {
+            if Task.isCancelled { break }
+            guard index < configuration.maxAttachments else {
+                outcome.failures.append(AttachmentFailure(
+                    index: index, code: .invalidArgument,
+                    message: "only the first \(configuration.maxAttachments) attachments are fetched"))
+                continue
+            }
+            let descriptor: AttachmentDescriptor
+            switch result {
+            case .failure(let error):
+                outcome.failures.append(Self.failure(index: index, error))
+                continue
+            case .success(let value):
+                descriptor = value
+            }
+            do {
+                let file = try await fetchFile(descriptor, deadline: deadline)
+                outcome.delivered.append(DeliveredAttachment(
+                    index: index, fileURL: file, mediaType: descriptor.mediaType, isThumbnail: false))
+            } catch {
+                if Task.isCancelled { break }
+                outcome.failures.append(Self.failure(index: index, error))
+                // A small image of a large video can still make it.
+                if let thumbnail = descriptor.thumbnail, let file = try? await fetchFile(thumbnail, deadline: deadline) {
+                    outcome.delivered.append(DeliveredAttachment(
+                        index: index, fileURL: file, mediaType: thumbnail.mediaType, isThumbnail: true))
+                }
+            }
+        }
+        if Task.isCancelled {
+            outcome.removeFiles()
+            outcome.delivered = []
+        }
+        return outcome
+    }
+
+    /// Downloads one attachment into a verified file; the partial file is deleted on every failure.
+    private func fetchFile(_ descriptor: AttachmentDescriptor, deadline: ContinuousClock.Instant) async throws -> URL {
+        guard let url = URL(string: descriptor.blob.url) else {
+            throw SealedPushError(.malformedAttachment, "the attachment's url is not a URL")
+        }
+        let opener = try BlobFileOpener(attachment: descriptor, directory: configuration.directory)
+        do {
+            try await configuration.transport.download(
+                from: url, expectedBytes: opener.ciphertextSize, deadline: deadline
+            ) { bytes in try opener.append(bytes) }
+            try Task.checkCancellation()
+            return try opener.finish()
+        } catch {
+            opener.cancel()
+            throw error
+        }
+    }
+
+    /// Downloads and opens the full content a preview refers to (at most ``AttachmentConfiguration/contentReferenceCap``).
+    private func fetchContent(_ value: JSONValue, deadline: ContinuousClock.Instant) async throws -> NotificationContent {
+        let reference = try BlobReference(parsing: value, maxSize: configuration.contentReferenceCap)
+        guard let url = URL(string: reference.url) else {
+            throw SealedPushError(.malformedAttachment, "the content reference's url is not a URL")
+        }
+        let opener = try BlobOpener(
+            key: reference.key, plaintextSize: reference.size, maxPlaintextSize: configuration.contentReferenceCap)
+        let expected = opener.ciphertextSize
+        let buffer = ByteSink()
+        try await configuration.transport.download(from: url, expectedBytes: expected, deadline: deadline) {
+            bytes in try buffer.append(bytes, limit: expected)
+        }
+        var plaintext = try BlobOpener.open(
+            buffer.bytes, reference: reference, maxPlaintextSize: configuration.contentReferenceCap)
+        defer { EnvelopeOpener.wipe(&plaintext) }
+        var content = try NotificationContent(json: plaintext)
+        content.contentReference = nil  // no chains (spec §4.3)
+        return content
+    }
+
+    static func failure(index: Int?, _ error: any Error) -> AttachmentFailure {
+        if let error = error as? SealedPushError {
+            return AttachmentFailure(index: index, code: error.code, message: error.message)
+        }
+        if error is CancellationError {
+            return AttachmentFailure(index: index, code: .deadlineExceeded, message: "the download was cancelled")
+        }
+        return AttachmentFailure(index: index, code: .blobUnavailable, message: "the download failed")
+    }
+}
+
+/// A bounded in-memory sink for a small blob (content by reference).
+private final class ByteSink: @unchecked Sendable {
+    private let lock = ClientLock()
+    private var stored: [UInt8] = []
+
+    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) throws {
+        try lock.withLock {
+            guard stored.count + bytes.count <= limit else {
+                throw SealedPushError(.blobTooLarge, "the content reference sent more than its \(limit) bytes")
+            }
+            stored.append(contentsOf: bytes)
+        }
+    }
+
+    var bytes: [UInt8] { lock.withLock { stored } }
+}
