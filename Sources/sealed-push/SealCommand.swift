@@ -19,6 +19,8 @@ struct SealCommand: AsyncParsableCommand {
 
     @OptionGroup var seal: SealOptions
 
+    @OptionGroup var blobs: AttachOptions
+
     func validate() throws {
         guard seal.hasContent else { throw ValidationError("give the content: --title/--body or --content FILE.json") }
     }
@@ -28,7 +30,17 @@ struct SealCommand: AsyncParsableCommand {
             let identity = try ServerIdentity(contentsOfFile: serverKey)
             let sealer = try Sealer(identity: identity, topic: topic, placeholder: seal.placeholder)
             let device = try DevicePublicKey(text: devicePublic)
-            let sealed = try sealer.seal(try seal.notificationContent(), to: device, ttl: seal.ttl)
+            var content = try seal.notificationContent()
+            let sealed: SealedNotification
+            if let (store, prefix) = try blobs.store() {
+                let attached = try await blobs.attachments(store: store, urlPrefix: prefix)
+                if !attached.isEmpty { content.attachments = (content.attachments ?? []) + attached }
+                // Content over the budget goes by reference automatically.
+                let overflow = try OverflowSealer(sealer: sealer, store: store, urlPrefix: prefix)
+                sealed = try await overflow.seal(content, to: device, ttl: seal.ttl)
+            } else {
+                sealed = try sealer.seal(content, to: device, ttl: seal.ttl)
+            }
             CLIIO.writeStdout(String(decoding: sealed.payload, as: UTF8.self) + "\n")
         }
     }

@@ -39,6 +39,22 @@ public struct AttachmentMediaType: Sendable, Hashable, CustomStringConvertible {
     /// Every supported media type (spec §6.3), by lowercase name.
     public static let supported: [String] = table.keys.sorted()
 
+    /// The media type a sender names for a file with this extension (`jpg` and `jpeg`, `mov`, `m4a`, …), for
+    /// tools that attach files by name; nil for an extension with no supported type.
+    ///
+    /// - Parameter fileExtension: A file name extension, without the dot (compared case-insensitively).
+    /// - Returns: The preferred media type for it.
+    public static func forFileExtension(_ fileExtension: String) -> AttachmentMediaType? {
+        let lowered = fileExtension.lowercased()
+        let preferred = [
+            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "mp3": "audio/mpeg",
+            "m4a": "audio/mp4", "wav": "audio/wav", "aif": "audio/aiff", "aiff": "audio/aiff", "mp4": "video/mp4",
+            "m4v": "video/x-m4v", "mov": "video/quicktime", "mpg": "video/mpeg", "mpeg": "video/mpeg",
+            "avi": "video/x-msvideo",
+        ]
+        return preferred[lowered].flatMap { AttachmentMediaType(mimeType: $0) }
+    }
+
     private static let table: [String: (kind: Kind, fileExtension: String)] = [
         "image/jpeg": (.image, "jpg"), "image/png": (.image, "png"), "image/gif": (.image, "gif"),
         "audio/mpeg": (.audio, "mp3"),
