@@ -9,6 +9,7 @@
 import Foundation
 import Security
 import SealedPushClient
+import SealedPushClientURLSession
 import SealedPushCore
 import UserNotifications
 
@@ -33,6 +34,12 @@ nonisolated enum SealedPushConfig {
     static var stateDirectory: URL? {
         FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup)?
             .appendingPathComponent("SealedPush", isDirectory: true)
+    }
+
+    /// `<app group container>/SealedPush/Attachments`: decrypted attachment files before iOS takes them (created by
+    /// the app). iOS moves each attached file into its own store when the content handler is called.
+    static var attachmentDirectory: URL? {
+        stateDirectory?.appendingPathComponent("Attachments", isDirectory: true)
     }
 }
 
@@ -194,6 +201,11 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
             return .failure(.receiver(SealedPushError(.invalidArgument, "receiver setup failed")))
         }
         let hasReplayGuard = replayGuard != nil
+        // Attachments and content sent by reference: downloaded with URLSession within the step's deadline,
+        // decrypted chunk by chunk into the app group (never a partial file left), the text delivered regardless.
+        let attachments = SealedPushConfig.attachmentDirectory.map {
+            AttachmentConfiguration(transport: URLSessionBlobTransport(), directory: $0)
+        }
         return .success(NotificationServiceStep(
             receiver: receiver,
             configuration: .init(
@@ -202,6 +214,11 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
                 observer: { outcome in
                     // Metrics hook: the outcome carries no plaintext and no key material.
                     Metrics.record(outcome, replayGuard: hasReplayGuard)
+                },
+                attachments: attachments,
+                reportObserver: { report in
+                    // Which attachments arrived and which did not (an index, a code, a message): no content.
+                    Metrics.record(report)
                 }
             )
         ))
@@ -232,7 +249,20 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
         case .placeholder(let placeholder):
             handler(Self.content(for: placeholder, userInfo: original.userInfo))
         case .decrypted(let content):
-            handler(Self.content(for: content, userInfo: original.userInfo))
+            let mutable = Self.content(for: content, userInfo: original.userInfo)
+            mutable.attachments = Self.notificationAttachments(delivery.attachments)
+            handler(mutable)
+        }
+    }
+
+    /// Maps decrypted files to `UNNotificationAttachment`. The step named each file with the extension iOS needs
+    /// (`.jpg`, `.m4a`, `.mp4`, …); a file iOS refuses is skipped, the text is still shown.
+    private static func notificationAttachments(_ files: [DeliveredAttachment]) -> [UNNotificationAttachment] {
+        files.compactMap { file in
+            var options: [String: Any] = [:]
+            if file.isThumbnail { options[UNNotificationAttachmentOptionsThumbnailHiddenKey] = false }
+            return try? UNNotificationAttachment(
+                identifier: "sealedpush-\(file.index)", url: file.fileURL, options: options)
         }
     }
 
@@ -252,7 +282,7 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
         return content
     }
 
-    private static func content(for decrypted: NotificationContent, userInfo: [AnyHashable: Any]) -> UNNotificationContent {
+    private static func content(for decrypted: NotificationContent, userInfo: [AnyHashable: Any]) -> UNMutableNotificationContent {
         let content = UNMutableNotificationContent()
         content.title = decrypted.title ?? ""
         content.subtitle = decrypted.subtitle ?? ""
@@ -290,6 +320,8 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
 nonisolated enum Metrics {
     /// One notification's outcome; `replayGuard` is false when the app group container is missing (entitlement).
     static func record(_ outcome: NotificationOutcome, replayGuard: Bool) {}
+    /// Attachments that did not arrive, and why (no content).
+    static func record(_ report: NotificationReport) {}
     /// The extension could not be set up (a malformed pinned key, a bad topic).
     static func recordSetupProblem(_ problem: NotificationService.SetupProblem) {}
 }
@@ -301,8 +333,8 @@ nonisolated func registerDevice(now: Date = Date()) throws -> DeviceRegistration
     let store = KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: false)
     let manager = DeviceKeyManager(store: store)
     let seconds = UInt64(max(0, now.timeIntervalSince1970))
-    if let directory = SealedPushConfig.stateDirectory {
-        // The replay guard never creates its directory: the app does, once.
+    for directory in [SealedPushConfig.stateDirectory, SealedPushConfig.attachmentDirectory].compactMap({ $0 }) {
+        // The replay guard and the attachment step never create their directories: the app does, once.
         try FileManager.default.createDirectory(
             at: directory,
             withIntermediateDirectories: true,
