@@ -110,7 +110,9 @@ private func isValidContent(_ tree: JSONValue) -> Bool {
 /// the spec's own member names, which messages may name, are exempt.
 private func echoesInput(_ message: String, _ input: [UInt8]) -> Bool {
     var text = message
-    for name in ["relevance-score", "interruption-level", "target-content-id", "attachments", "additional member"] {
+    // The spec's own words a message may name: member names and the interruption levels.
+    for name in ["relevance-score", "interruption-level", "target-content-id", "attachments", "additional member",
+                 "time-sensitive", "critical", "passive", "active", "content-ref"] {
         text = text.replacingOccurrences(of: name, with: "")
     }
     let haystack = Array(text.utf8)

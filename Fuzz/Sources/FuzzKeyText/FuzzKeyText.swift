@@ -32,6 +32,7 @@ public func fuzzKeyText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     // Public key text, from the same bytes read as UTF-8 (invalid sequences become U+FFFD, as from a CLI argument).
     let text = String(decoding: bytes, as: UTF8.self)
     let publicValid = Oracle.isKeyText(Array(text.utf8), prefix: "SPK1:")
+        && Oracle.isCanonicalPublicKey(Oracle.decodeBase64URL(Array(text.utf8.dropFirst(5))))
     do {
         let key = try KeyText.decodePublicKey(text)
         Fuzz.check(publicValid, "accepted a public key the spec rejects")

@@ -65,6 +65,16 @@ public enum Oracle {
         }
         return isCanonicalBase64URL(chars.dropFirst(prefixBytes.count))
     }
+
+    /// Spec §7: whether 32 key bytes, read little-endian, are below p = 2^255 − 19 (a canonical u-coordinate),
+    /// compared as numbers from the top byte down.
+    public static func isCanonicalPublicKey(_ raw: [UInt8]) -> Bool {
+        let p: [UInt8] = [0xED] + [UInt8](repeating: 0xFF, count: 30) + [0x7F]
+        for index in stride(from: 31, through: 0, by: -1) where raw[index] != p[index] {
+            return raw[index] < p[index]
+        }
+        return false  // equal to p
+    }
 }
 
 extension Oracle {
