@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SealedPushServer", targets: ["SealedPushServer"]),
         .library(name: "SealedPushClient", targets: ["SealedPushClient"]),
         .library(name: "SealedPushAPNs", targets: ["SealedPushAPNs"]),
+        .library(name: "SealedPushBlobServer", targets: ["SealedPushBlobServer"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
     ],
@@ -66,6 +67,17 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: Blob server: any BlobStore over HTTP/1.1 (GET/HEAD, Range, ETag, immutable caching, expiry sweeps)
+        .target(
+            name: "SealedPushBlobServer",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
 
@@ -142,6 +154,14 @@ let package = Package(
         .testTarget(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+        .testTarget(
+            name: "SealedPushBlobServerTests",
+            dependencies: [
+                "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
