@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SealedPushClient", targets: ["SealedPushClient"]),
         .library(name: "SealedPushAPNs", targets: ["SealedPushAPNs"]),
         .library(name: "SealedPushBlobServer", targets: ["SealedPushBlobServer"]),
+        .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
     ],
@@ -90,6 +91,9 @@ let package = Package(
             ]
         ),
 
+        // MARK: Client blob transport on URLSession (what the iOS extension links; FoundationNetworking on Linux)
+        .target(name: "SealedPushClientURLSession", dependencies: ["SealedPushClient", "SealedPushCore"]),
+
         // MARK: APNs emulator: TLS + HTTP/2 peer with Apple's rules and fault injection
         .target(
             name: "SealedPushAPNsEmulator",
@@ -161,6 +165,17 @@ let package = Package(
                 "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushClientURLSessionTests",
+            dependencies: [
+                "SealedPushClientURLSession", "SealedPushClient", "SealedPushBlobServer", "SealedPushServer",
+                "SealedPushCore",
+                // The fault-injecting HTTP/1.1 server.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
