@@ -122,6 +122,7 @@ let package = Package(
             name: "sealed-push",
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
+                "SealedPushBlobServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
