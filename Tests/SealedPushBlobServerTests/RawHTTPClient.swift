@@ -14,8 +14,8 @@ enum RawHTTPClient {
     static func exchange(port: Int, _ request: String, limit: Int = 128 << 20) async throws -> [UInt8] {
         let channel = try await connect(port: port)
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: request))
             var received: [UInt8] = []
+            do { try await outbound.write(ByteBuffer(string: request)) } catch { return received }  // already closed
             for try await buffer in inbound {
                 received += buffer.readableBytesView
                 if received.count >= limit { break }

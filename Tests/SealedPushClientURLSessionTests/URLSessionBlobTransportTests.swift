@@ -88,7 +88,8 @@ func expectCode(_ code: SealedPushError.Code, _ body: () async throws -> Void) a
     }
 }
 
-@Suite("URLSessionBlobTransport against real loopback servers")
+// Serialized: deadlines and cancellation are timed on the same two cores as the servers.
+@Suite("URLSessionBlobTransport against real loopback servers", .serialized)
 struct URLSessionBlobTransportTests {
     @Test("Server-made blob → FileSystemBlobStore → BlobServer → URLSession → BlobFileOpener: the plaintext file")
     func endToEnd() async throws {
@@ -159,7 +160,7 @@ struct URLSessionBlobTransportTests {
             let elapsed = ContinuousClock.now - started
             #expect(try entries(target) == [], "\(path) left a file")
             try? FileManager.default.removeItem(at: target)
-            if code == .deadlineExceeded { #expect(elapsed < time + .seconds(1), "\(path) overran its deadline") }
+            if code == .deadlineExceeded { #expect(elapsed < time + .seconds(3), "\(path) overran its deadline") }
             if code == .blobUnavailable, let error {
                 #expect(error.message.contains("127.0.0.1"), "\(error)")
                 #expect(!error.message.contains(path), "the message names the path: \(error)")
@@ -210,7 +211,7 @@ struct URLSessionBlobTransportTests {
     func cancellation() async throws {
         let fixture = try SealedFixture(size: 300_000)
         let server = try await FaultHTTPServer(routes: [
-            "/trickle": .trickle(fixture.blob, bytesPerTick: 70_000, interval: .milliseconds(200))
+            "/trickle": .trickle(fixture.blob, bytesPerTick: 16_384, interval: .milliseconds(200))  // ~4 s in all
         ])
         let target = try makeTargetDirectory()
         defer { try? FileManager.default.removeItem(at: target) }
@@ -223,7 +224,7 @@ struct URLSessionBlobTransportTests {
         let stopping = ContinuousClock.now - cancelled
         await server.stop()
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(stopping < .seconds(1))
+        #expect(stopping < .seconds(2))
         #expect(try entries(target) == [])
     }
 
