@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "SealedPushServer", targets: ["SealedPushServer"]),
         .library(name: "SealedPushClient", targets: ["SealedPushClient"]),
         .library(name: "SealedPushAPNs", targets: ["SealedPushAPNs"]),
+        .library(name: "SealedPushBlobServer", targets: ["SealedPushBlobServer"]),
+        .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
     ],
@@ -69,6 +71,17 @@ let package = Package(
             ]
         ),
 
+        // MARK: Blob server: any BlobStore over HTTP/1.1 (GET/HEAD, Range, ETag, immutable caching, expiry sweeps)
+        .target(
+            name: "SealedPushBlobServer",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
         // MARK: Client: swift-crypto opening, extension step, key ring (no C library of ours)
         .target(
             name: "SealedPushClient",
@@ -77,6 +90,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+
+        // MARK: Client blob transport on URLSession (what the iOS extension links; FoundationNetworking on Linux)
+        .target(name: "SealedPushClientURLSession", dependencies: ["SealedPushClient", "SealedPushCore"]),
 
         // MARK: APNs emulator: TLS + HTTP/2 peer with Apple's rules and fault injection
         .target(
@@ -106,6 +122,7 @@ let package = Package(
             name: "sealed-push",
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
+                "SealedPushBlobServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -142,6 +159,25 @@ let package = Package(
         .testTarget(
             name: "SealedPushAPNsEmulatorTests",
             dependencies: ["SealedPushAPNsEmulator", "SealedPushServer", "SealedPushTestSupport"]
+        ),
+        .testTarget(
+            name: "SealedPushBlobServerTests",
+            dependencies: [
+                "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushClientURLSessionTests",
+            dependencies: [
+                "SealedPushClientURLSession", "SealedPushClient", "SealedPushBlobServer", "SealedPushServer",
+                "SealedPushCore",
+                // The fault-injecting HTTP/1.1 server.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(

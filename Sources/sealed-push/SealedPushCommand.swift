@@ -7,7 +7,7 @@ struct SealedPushCommand: AsyncParsableCommand {
         abstract: "End-to-end encrypted push notifications: keys, sealing, opening, delivery.",
         subcommands: [
             KeygenCommand.self, SealCommand.self, OpenCommand.self, InspectCommand.self, DeviceCommand.self,
-            APNsKeygenCommand.self, EmulatorCommand.self, SendCommand.self, DemoCommand.self,
+            APNsKeygenCommand.self, EmulatorCommand.self, SendCommand.self, DemoCommand.self, BlobsCommand.self,
         ]
     )
 }
