@@ -179,6 +179,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The extension step with attachments and content by reference, end to end on loopback.
+        .testTarget(
+            name: "SealedPushAttachmentTests",
+            dependencies: [
+                "SealedPushClient", "SealedPushClientURLSession", "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
+            ]
+        ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
         .testTarget(
             name: "SealedPushConformanceTests",
