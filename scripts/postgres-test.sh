@@ -2,12 +2,14 @@
 # A throwaway PostgreSQL cluster on loopback for the gateway's store tests.
 #
 #   eval "$(bash scripts/postgres-test.sh start)"   # prints: export SEALEDPUSH_TEST_POSTGRES_URL=postgres://…
+#   bash scripts/postgres-test.sh running           # exits 0 when the cluster is up
 #   bash scripts/postgres-test.sh stop              # stops the cluster and deletes its directory
 #
 # Needs Debian's `postgresql` package (installed when missing). The cluster runs as the unprivileged `postgres`
 # user in a temporary directory, listens on 127.0.0.1 only (port SEALEDPUSH_TEST_POSTGRES_PORT, default 5433) with
 # its socket in the same directory, trusts local connections (loopback, test data only), and holds one database,
-# `sealedpush_test`. State lives in $STATE (default /tmp/sealedpush-postgres-test): the data directory and its log.
+# `sealedpush_test`. fsync is off: the cluster is disposable and the tests exercise SQL semantics, not the disk.
+# State lives in SEALEDPUSH_TEST_POSTGRES_DIR (default /tmp/sealedpush-postgres-test): the data directory and its log.
 set -euo pipefail
 port="${SEALEDPUSH_TEST_POSTGRES_PORT:-5433}"
 state="${SEALEDPUSH_TEST_POSTGRES_DIR:-/tmp/sealedpush-postgres-test}"
@@ -39,6 +41,9 @@ start)
     fi
     echo "export SEALEDPUSH_TEST_POSTGRES_URL=$url"
     ;;
+running)
+    [ -n "$bin" ] && [ -f "$state/data/postmaster.pid" ] && as_postgres "$bin/pg_ctl" -D "$state/data" status >/dev/null 2>&1
+    ;;
 stop)
     if [ -n "$bin" ] && [ -f "$state/data/postmaster.pid" ]; then
         as_postgres "$bin/pg_ctl" -D "$state/data" -m fast -w -t 30 stop >&2 || true
@@ -46,7 +51,7 @@ stop)
     rm -rf "$state"
     ;;
 *)
-    echo "usage: $0 start|stop" >&2
+    echo "usage: $0 start|running|stop" >&2
     exit 2
     ;;
 esac

@@ -7,6 +7,7 @@ import Testing
 /// `scripts/test` and CI always set it). Without it the suite is reported as skipped, never as passed.
 @Suite(
     "Gateway store on PostgreSQL",
+    .serialized,  // one test (one new database, a few connections) at a time
     .enabled(
         if: PostgresHarness.serverURL != nil,
         "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))

@@ -3,7 +3,7 @@ import SealedPushGateway
 import Testing
 
 /// The store contract on SQLite: a real database file (and its WAL) in a temporary directory.
-@Suite("Gateway store on SQLite")
+@Suite("Gateway store on SQLite", .serialized)  // one test at a time: the CPU is shared with the rest of the run
 struct SQLiteStoreTests {
     @Test func migrationsFromEmptyAndRerun() async throws { try await StoreContract.migrationsFromEmptyAndRerun(SQLiteHarness()) }
     @Test func lastArrivedRegistrationWins() async throws { try await StoreContract.lastArrivedRegistrationWins(SQLiteHarness()) }
