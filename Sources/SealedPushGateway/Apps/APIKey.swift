@@ -10,8 +10,8 @@ import Foundation
 ///
 /// The id is public (it finds the stored record); the whole key is secret. The store keeps only
 /// ``digest`` (SHA-256 of the whole key text); ``GatewayStore/authenticate(bearer:)`` compares digests in constant
-/// time. The key text is printed once when created and never logged: `description` shows the id only.
-public struct APIKey: Sendable, CustomStringConvertible {
+/// time. The key text is printed once when created and never logged: `description` and `dump` show the id only.
+public struct APIKey: Sendable, CustomStringConvertible, CustomReflectable {
     /// The public id (16 lowercase hex digits).
     public let id: String
     /// The whole key text, to hand to the backend once.
@@ -65,6 +65,9 @@ public struct APIKey: Sendable, CustomStringConvertible {
 
     /// The key's id only; the secret is never printed.
     public var description: String { "APIKey(id: \(id))" }
+
+    /// The key's id only, so `dump` and debuggers do not print the secret either.
+    public var customMirror: Mirror { Mirror(self, children: ["id": id]) }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
