@@ -14,7 +14,8 @@ set -euo pipefail
 port="${SEALEDPUSH_TEST_POSTGRES_PORT:-5433}"
 state="${SEALEDPUSH_TEST_POSTGRES_DIR:-/tmp/sealedpush-postgres-test}"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-as_postgres() { if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi; }
+# From / : the postgres user may not be allowed into the caller's directory (a clone under /root, say).
+as_postgres() { (cd / && if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi); }
 url="postgres://postgres@127.0.0.1:${port}/sealedpush_test"
 
 case "${1:-}" in
