@@ -7,6 +7,7 @@ import PackageDescription
 // - SealedPushCore: envelope v1 wire format, content model, APNs payload model and budget, errors. Foundation only.
 // - SealedPushServer: sealing on libsodium (HPKE mode_auth), APNs provider token on OpenSSL, APNs delivery.
 // - SealedPushClient: opening on swift-crypto, the notification-service step, device key ring, replay guard.
+// - SealedPushGateway: the gateway's storage (SQLite on GRDB, PostgreSQL on postgres-nio) and durable queue.
 // An iOS app depends on SealedPushClient + SealedPushCore only; neither links libsodium nor OpenSSL.
 
 let package = Package(
@@ -20,6 +21,7 @@ let package = Package(
         .library(name: "SealedPushBlobServer", targets: ["SealedPushBlobServer"]),
         .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
+        .library(name: "SealedPushGateway", targets: ["SealedPushGateway"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
     ],
     dependencies: [
@@ -29,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Gateway storage only (SealedPushGateway and its tests).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Core (Foundation only)
@@ -110,6 +115,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: Gateway storage: apps, devices, durable per-device queue on SQLite (embedded) or PostgreSQL
+        .target(
+            name: "SealedPushGateway",
+            dependencies: [
+                "SealedPushCore",
+                .product(name: "Crypto", package: "swift-crypto"),  // SHA-256 of API keys
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+
         // MARK: Test support: vector loading, fixed keys
         .target(
             name: "SealedPushTestSupport",
@@ -184,6 +201,13 @@ let package = Package(
             name: "SealedPushAttachmentTests",
             dependencies: [
                 "SealedPushClient", "SealedPushClientURLSession", "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushGatewayTests",
+            dependencies: [
+                "SealedPushGateway", "SealedPushServer", "SealedPushCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),  // reads the tables back raw
             ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),

@@ -1,0 +1,37 @@
+/// One app (APNs topic) served by the gateway, with references to its keys.
+///
+/// Only paths are stored: the APNs `.p8` key and the server identity stay in 0600 files the gateway reads at start;
+/// private keys are never written to the database.
+public struct GatewayApp: Sendable, Hashable {
+    /// The app's id in this gateway (the `{appId}` of the HTTP API).
+    public var id: String
+    /// The APNs topic (the app's bundle id).
+    public var topic: String
+    /// The Apple developer team id that signs provider tokens.
+    public var teamID: String
+    /// The id of the APNs signing key.
+    public var apnsKeyID: String
+    /// Path of the APNs `.p8` key file (mode 0600).
+    public var apnsKeyPath: String
+    /// Path of the server identity file (`SPSK1:` private key, mode 0600).
+    public var serverIdentityPath: String
+
+    /// Creates an app record.
+    /// - Parameters:
+    ///   - id: The app's id in the gateway.
+    ///   - topic: The APNs topic.
+    ///   - teamID: The developer team id.
+    ///   - apnsKeyID: The APNs key id.
+    ///   - apnsKeyPath: Path of the `.p8` file.
+    ///   - serverIdentityPath: Path of the server identity file.
+    public init(
+        id: String, topic: String, teamID: String, apnsKeyID: String, apnsKeyPath: String, serverIdentityPath: String
+    ) {
+        self.id = id
+        self.topic = topic
+        self.teamID = teamID
+        self.apnsKeyID = apnsKeyID
+        self.apnsKeyPath = apnsKeyPath
+        self.serverIdentityPath = serverIdentityPath
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An API key as the store keeps it: its public id, its app and the SHA-256 of the key text — never the key.
+public struct StoredAPIKey: Sendable, Hashable {
+    /// The key's public id.
+    public var id: String
+    /// The app the key acts for.
+    public var appID: String
+    /// SHA-256 of the whole key text (32 bytes).
+    public var digest: [UInt8]
+    /// A label for operators (`"ci"`, `"backend-eu"`); not secret.
+    public var label: String
+    /// When the key was added.
+    public var createdAt: Date
+
+    /// Creates the stored form of a key.
+    /// - Parameters:
+    ///   - key: The key (only its id and digest are kept).
+    ///   - appID: The app it acts for.
+    ///   - label: A label for operators.
+    ///   - createdAt: When it was added.
+    public init(key: APIKey, appID: String, label: String = "", createdAt: Date = Date()) {
+        self.init(id: key.id, appID: appID, digest: key.digest, label: label, createdAt: createdAt)
+    }
+
+    /// Creates a stored key from its parts (as read from the database).
+    /// - Parameters:
+    ///   - id: The key's public id.
+    ///   - appID: The app it acts for.
+    ///   - digest: SHA-256 of the key text.
+    ///   - label: A label for operators.
+    ///   - createdAt: When it was added.
+    public init(id: String, appID: String, digest: [UInt8], label: String, createdAt: Date) {
+        self.id = id
+        self.appID = appID
+        self.digest = digest
+        self.label = label
+        self.createdAt = createdAt
+    }
+}

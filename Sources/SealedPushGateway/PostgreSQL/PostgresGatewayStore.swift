@@ -1,0 +1,603 @@
+import Logging
+import PostgresNIO
+import SealedPushCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The ``GatewayStore`` for several gateway nodes sharing one PostgreSQL database (postgres-nio's pooled client).
+///
+/// Claims use `SELECT … FOR UPDATE SKIP LOCKED`, so concurrent workers on any node never take the same job, and
+/// a node that dies has its claims taken over once their leases expire. Migrations hold a transaction-scoped
+/// advisory lock, so nodes starting together apply each migration once.
+public final class PostgresGatewayStore: GatewayStore {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects a pool to the database (connections open on first use). Call ``migrate()`` before use.
+    /// - Parameters:
+    ///   - configuration: postgres-nio's client configuration.
+    ///   - logger: Where postgres-nio logs; queries carry no content (bodies are sealed).
+    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "sealed-push.gateway.db")) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.runner = Task { await client.run() }
+    }
+
+    /// Connects to `postgres://user[:password]@host[:port]/database` (TLS off: for loopback and private
+    /// networks; pass a configuration with TLS otherwise).
+    /// - Parameters:
+    ///   - url: The connection URL.
+    ///   - logger: Where postgres-nio logs.
+    /// - Throws: ``GatewayStoreError`` `invalidArgument` when the URL is not of that form.
+    public convenience init(url: String, logger: Logger = Logger(label: "sealed-push.gateway.db")) throws {
+        guard let components = URLComponents(string: url),
+            components.scheme == "postgres" || components.scheme == "postgresql",
+            let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty
+        else {
+            throw GatewayStoreError(
+                .invalidArgument, "a PostgreSQL URL must look like postgres://user[:password]@host[:port]/database",
+                field: "database.url")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        self.init(configuration: configuration, logger: logger)
+    }
+
+    // MARK: Schema and lifecycle
+
+    public func migrate() async throws -> Int {
+        try await transaction("migrating") { connection, logger in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS schema_version (
+                    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
+                """, logger: logger)
+            let current = try await Self.int(
+                connection.query("SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_version", logger: logger))
+            let latest = PostgresMigrations.all.last?.version ?? 0
+            guard current <= latest else {
+                throw GatewayStoreError(
+                    .schemaTooNew, "the database is at schema version \(current); this gateway knows up to \(latest)")
+            }
+            var applied = 0
+            for migration in PostgresMigrations.all where migration.version > current {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO schema_version (version, name, applied_at)
+                    VALUES (\(migration.version), \(migration.name), \(Millis.from(Date())))
+                    """, logger: logger)
+                applied += 1
+            }
+            return applied
+        }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await run("reading the schema version") { connection, logger in
+            let exists = try await Self.int(
+                connection.query(
+                    "SELECT COUNT(*)::BIGINT FROM pg_tables WHERE tablename = 'schema_version' AND schemaname = current_schema()",
+                    logger: logger))
+            guard exists > 0 else { return 0 }
+            return try await Self.int(
+                connection.query("SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_version", logger: logger))
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await run("ping") { connection, logger in
+            try await Self.int(connection.query("SELECT 1::BIGINT", logger: logger))
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: Apps and API keys
+
+    public func putApp(_ app: GatewayApp, now: Date) async throws {
+        let now = Millis.from(now)
+        try await run("storing app '\(app.id)'") { connection, logger in
+            _ = try await connection.query(
+                """
+                INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
+                                  created_at, updated_at)
+                VALUES (\(app.id), \(app.topic), \(app.teamID), \(app.apnsKeyID), \(app.apnsKeyPath),
+                        \(app.serverIdentityPath), \(now), \(now))
+                ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
+                    apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
+                    server_identity_path = excluded.server_identity_path, updated_at = excluded.updated_at
+                """, logger: logger)
+        }
+    }
+
+    public func app(id: String) async throws -> GatewayApp? {
+        try await run("reading app '\(id)'") { connection, logger in
+            try await Self.apps(
+                connection.query(
+                    """
+                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path
+                    FROM apps WHERE id = \(id)
+                    """, logger: logger)
+            ).first
+        }
+    }
+
+    public func apps() async throws -> [GatewayApp] {
+        try await run("reading apps") { connection, logger in
+            try await Self.apps(
+                connection.query(
+                    """
+                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path
+                    FROM apps ORDER BY id
+                    """, logger: logger))
+        }
+    }
+
+    public func addAPIKey(_ key: StoredAPIKey) async throws {
+        try await transaction("adding API key \(key.id)") { connection, logger in
+            try await Self.requireApp(key.appID, connection, logger)
+            try await connection.query(
+                """
+                INSERT INTO api_keys (id, app_id, digest, label, created_at)
+                VALUES (\(key.id), \(key.appID), \(Data(key.digest)), \(key.label), \(Millis.from(key.createdAt)))
+                """, logger: logger)
+        }
+    }
+
+    public func apiKey(id: String) async throws -> StoredAPIKey? {
+        try await run("reading API key \(id)") { connection, logger in
+            let rows = try await connection.query(
+                "SELECT id, app_id, digest, label, created_at FROM api_keys WHERE id = \(id)", logger: logger)
+            for try await (id, appID, digest, label, createdAt) in rows.decode((String, String, Data, String, Int64).self) {
+                return StoredAPIKey(
+                    id: id, appID: appID, digest: [UInt8](digest), label: label, createdAt: Millis.date(createdAt))
+            }
+            return nil
+        }
+    }
+
+    public func removeAPIKey(id: String) async throws -> Bool {
+        try await run("removing API key \(id)") { connection, logger in
+            try await Self.count(connection.query("DELETE FROM api_keys WHERE id = \(id) RETURNING 1", logger: logger))
+                > 0
+        }
+    }
+
+    // MARK: Devices
+
+    public func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, now: Date
+    ) async throws -> DevicePutResult {
+        let nowMillis = Millis.from(now)
+        let keyCreated = Millis.from(registration.createdAt)
+        let keyExpires = registration.expiresAt.map(Millis.from)
+        let created = try await transaction("storing device '\(deviceID)'") { connection, logger in
+            try await Self.requireApp(appID, connection, logger)
+            let rows = try await connection.query(
+                """
+                INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
+                                     key_created_at, key_expires_at, registered_at, unregistered_at)
+                VALUES (\(appID), \(deviceID), \(apnsToken), \(environment.rawValue), \(registration.publicKey),
+                        \(registration.keyId), \(keyCreated), \(keyExpires), \(nowMillis), NULL)
+                ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
+                    environment = excluded.environment, public_key = excluded.public_key,
+                    key_id = excluded.key_id, key_created_at = excluded.key_created_at,
+                    key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
+                    unregistered_at = NULL
+                RETURNING (xmax::text = '0')
+                """, logger: logger)
+            for try await inserted in rows.decode(Bool.self) { return inserted }
+            return false
+        }
+        return DevicePutResult(
+            created: created,
+            device: StoredDevice(
+                appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
+                registration: registration, registeredAt: Millis.date(nowMillis)))
+    }
+
+    public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
+        try await run("reading device '\(deviceID)'") { connection, logger in
+            try await Self.devices(
+                connection.query(
+                    "\(unescaped: Self.deviceColumns) WHERE app_id = \(appID) AND device_id = \(deviceID)",
+                    logger: logger)
+            ).first
+        }
+    }
+
+    public func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
+        guard !deviceIDs.isEmpty else { return [] }
+        return try await run("reading devices") { connection, logger in
+            try await Self.devices(
+                connection.query(
+                    """
+                    \(unescaped: Self.deviceColumns) WHERE app_id = \(appID) AND device_id = ANY(\(deviceIDs))
+                    ORDER BY device_id
+                    """, logger: logger))
+        }
+    }
+
+    public func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
+        try await transaction("removing device '\(deviceID)'") { connection, logger in
+            let removed = try await Self.count(
+                connection.query(
+                    "DELETE FROM devices WHERE app_id = \(appID) AND device_id = \(deviceID) RETURNING 1",
+                    logger: logger))
+            guard removed > 0 else { return false }
+            try await Self.endOpenJobs(
+                appID: appID, deviceID: deviceID, reason: "DeviceRemoved", now: Millis.from(now), connection, logger)
+            return true
+        }
+    }
+
+    public func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
+        let at = Millis.from(at)
+        return try await transaction("unregistering device '\(deviceID)'") { connection, logger in
+            let marked = try await Self.count(
+                connection.query(
+                    """
+                    UPDATE devices SET unregistered_at = COALESCE(unregistered_at, \(at))
+                    WHERE app_id = \(appID) AND device_id = \(deviceID) RETURNING 1
+                    """, logger: logger))
+            guard marked > 0 else { return false }
+            try await Self.endOpenJobs(appID: appID, deviceID: deviceID, reason: reason, now: at, connection, logger)
+            return true
+        }
+    }
+
+    // MARK: Notifications and the queue
+
+    public func notificationID(appID: String, idempotencyKey: String) async throws -> UUID? {
+        try await run("reading an idempotency key") { connection, logger in
+            let rows = try await connection.query(
+                "SELECT id FROM notifications WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey)",
+                logger: logger)
+            for try await id in rows.decode(UUID.self) { return id }
+            return nil
+        }
+    }
+
+    public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
+        try notification.validate()
+        let created = Millis.from(notification.createdAt)
+        let expires = Millis.from(notification.expiresAt)
+        return try await transaction("enqueueing a notification") { connection, logger in
+            let deviceIDs = notification.jobs.map(\.deviceID)
+            var known: [String: Bool] = [:]  // device id: unregistered
+            let rows = try await connection.query(
+                """
+                SELECT device_id, unregistered_at IS NOT NULL FROM devices
+                WHERE app_id = \(notification.appID) AND device_id = ANY(\(deviceIDs))
+                """, logger: logger)
+            for try await (deviceID, unregistered) in rows.decode((String, Bool).self) {
+                known[deviceID] = unregistered
+            }
+            // The idempotency key is claimed by inserting the notification: a concurrent request with the same key
+            // waits for this transaction and then finds the row (ON CONFLICT DO NOTHING).
+            let inserted = try await Self.count(
+                connection.query(
+                    """
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at)
+                    VALUES (\(notification.id), \(notification.appID), \(notification.idempotencyKey),
+                            \(notification.priority), \(notification.collapseID), \(created), \(expires))
+                    ON CONFLICT (app_id, idempotency_key) DO NOTHING
+                    RETURNING 1
+                    """, logger: logger))
+            if inserted == 0, let key = notification.idempotencyKey {
+                let existing = try await connection.query(
+                    """
+                    SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id)
+                    FROM notifications n WHERE n.app_id = \(notification.appID) AND n.idempotency_key = \(key)
+                    """, logger: logger)
+                for try await (id, jobs) in existing.decode((UUID, Int).self) {
+                    return EnqueueResult(id: id, replayed: true, jobCount: jobs)
+                }
+                throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
+            }
+            for (index, job) in notification.jobs.enumerated() where known[job.deviceID] == nil {
+                throw GatewayStoreError(
+                    .unknownDevice, "device '\(job.deviceID)' is not registered in this app", field: "devices[\(index)]")
+            }
+            for job in notification.jobs {
+                let gone = known[job.deviceID] == true
+                let state = gone ? JobState.unregistered.rawValue : JobState.queued.rawValue
+                let reason: String? = gone ? "DeviceUnregistered" : nil
+                try await connection.query(
+                    """
+                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                      failure_reason, updated_at)
+                    VALUES (\(notification.id), \(notification.appID), \(job.deviceID), \(Data(job.body.bytes)),
+                            \(state), \(created), \(reason), \(created))
+                    """, logger: logger)
+            }
+            return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
+        }
+    }
+
+    public func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
+        guard limit > 0 else { return [] }
+        let nowMillis = Millis.from(now)
+        let leaseEnd = nowMillis + Millis.from(leaseDuration)
+        return try await transaction("claiming jobs") { connection, logger in
+            let rows = try await connection.query(
+                """
+                WITH picked AS (
+                    SELECT j.id FROM jobs j
+                    JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
+                    JOIN notifications n ON n.id = j.notification_id
+                    WHERE ((j.state = 'queued' AND j.not_before <= \(nowMillis))
+                           OR (j.state = 'claimed' AND j.lease_expires_at <= \(nowMillis)))
+                      AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
+                    ORDER BY j.id
+                    LIMIT \(limit)
+                    FOR UPDATE OF j SKIP LOCKED
+                )
+                UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),
+                    attempts = jobs.attempts + 1, apns_token = d.apns_token, updated_at = \(nowMillis)
+                FROM picked, devices d, notifications n
+                WHERE jobs.id = picked.id AND d.app_id = jobs.app_id AND d.device_id = jobs.device_id
+                  AND n.id = jobs.notification_id
+                RETURNING jobs.id, jobs.notification_id, jobs.app_id, jobs.device_id, d.apns_token, d.environment,
+                          jobs.sealed_body, n.priority, n.collapse_id, n.expires_at, jobs.attempts
+                """, logger: logger)
+            var claimed: [ClaimedJob] = []
+            for try await (id, notificationID, appID, deviceID, token, environment, body, priority, collapseID,
+                expiresAt, attempts) in rows.decode(
+                    (Int64, UUID, String, String, String, String, Data, Int, String?, Int64, Int).self)
+            {
+                claimed.append(
+                    ClaimedJob(
+                        id: id, notificationID: notificationID, appID: appID, deviceID: deviceID, apnsToken: token,
+                        environment: APNsEnvironment(rawValue: environment) ?? .production,
+                        body: SealedBody(storedBytes: [UInt8](body)), priority: priority, collapseID: collapseID,
+                        expiresAt: Millis.date(expiresAt), attempts: attempts, leaseExpiresAt: Millis.date(leaseEnd)))
+            }
+            return claimed.sorted { $0.id < $1.id }
+        }
+    }
+
+    public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+        let now = Millis.from(now)
+        return try await transaction("finishing job \(jobID)") { connection, logger in
+            // Every statement changes the job only while `owner` still holds it.
+            let query: PostgresQuery
+            switch outcome {
+            case .sent(let apnsID):
+                query = """
+                    UPDATE jobs SET state = 'sent', apns_id = \(apnsID), failure_reason = NULL, lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = \(now)
+                    WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
+                    RETURNING app_id, device_id, apns_token
+                    """
+            case .failed(let reason):
+                query = """
+                    UPDATE jobs SET state = 'failed', failure_reason = \(reason), lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = \(now)
+                    WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
+                    RETURNING app_id, device_id, apns_token
+                    """
+            case .retry(let reason, let notBefore):
+                query = """
+                    UPDATE jobs SET state = 'queued', failure_reason = \(reason), not_before = \(Millis.from(notBefore)),
+                        lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
+                    WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
+                    RETURNING app_id, device_id, apns_token
+                    """
+            case .expired:
+                query = """
+                    UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
+                    WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
+                    RETURNING app_id, device_id, apns_token
+                    """
+            case .unregistered(let reason):
+                query = """
+                    UPDATE jobs SET state = 'unregistered', failure_reason = \(reason), lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = \(now)
+                    WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
+                    RETURNING app_id, device_id, apns_token
+                    """
+            }
+            let rows = try await connection.query(query, logger: logger)
+            var job: (String, String, String?)?
+            for try await row in rows.decode((String, String, String?).self) { job = row }
+            guard let (appID, deviceID, token) = job else { return false }
+            if case .unregistered(let reason) = outcome, let token {
+                // The device is marked only if its token is still the one this job was sent to.
+                let marked = try await Self.count(
+                    connection.query(
+                        """
+                        UPDATE devices SET unregistered_at = COALESCE(unregistered_at, \(now))
+                        WHERE app_id = \(appID) AND device_id = \(deviceID) AND apns_token = \(token) RETURNING 1
+                        """, logger: logger))
+                if marked > 0 {
+                    try await Self.endOpenJobs(
+                        appID: appID, deviceID: deviceID, reason: reason, now: now, connection, logger)
+                }
+            }
+            return true
+        }
+    }
+
+    public func expireOverdue(now: Date) async throws -> Int {
+        let now = Millis.from(now)
+        return try await run("expiring jobs") { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
+                    WHERE (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= \(now)))
+                      AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= \(now))
+                    RETURNING 1
+                    """, logger: logger))
+        }
+    }
+
+    public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
+        try await run("reading notification status") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT priority, collapse_id, created_at, expires_at FROM notifications
+                WHERE id = \(notificationID) AND app_id = \(appID)
+                """, logger: logger)
+            var header: (Int, String?, Int64, Int64)?
+            for try await row in rows.decode((Int, String?, Int64, Int64).self) { header = row }
+            guard let (priority, collapseID, createdAt, expiresAt) = header else { return nil }
+            var deliveries: [NotificationStatus.Delivery] = []
+            let jobs = try await connection.query(
+                """
+                SELECT device_id, state, apns_id, failure_reason, attempts, updated_at
+                FROM jobs WHERE notification_id = \(notificationID) ORDER BY device_id
+                """, logger: logger)
+            for try await (deviceID, state, apnsID, reason, attempts, updatedAt) in jobs.decode(
+                (String, String, String?, String?, Int, Int64).self)
+            {
+                deliveries.append(
+                    NotificationStatus.Delivery(
+                        deviceID: deviceID, state: JobState(rawValue: state) ?? .failed, apnsID: apnsID, reason: reason,
+                        attempts: attempts, updatedAt: Millis.date(updatedAt)))
+            }
+            return NotificationStatus(
+                id: notificationID, appID: appID, priority: priority, collapseID: collapseID,
+                createdAt: Millis.date(createdAt), expiresAt: Millis.date(expiresAt), deliveries: deliveries)
+        }
+    }
+
+    public func queueDepth() async throws -> QueueDepth {
+        try await run("reading the queue depth") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT COUNT(*) FILTER (WHERE state = 'queued'), COUNT(*) FILTER (WHERE state = 'claimed')
+                FROM jobs WHERE state IN ('queued', 'claimed')
+                """, logger: logger)
+            for try await (queued, claimed) in rows.decode((Int, Int).self) {
+                return QueueDepth(queued: queued, claimed: claimed)
+            }
+            return QueueDepth(queued: 0, claimed: 0)
+        }
+    }
+
+    // MARK: Helpers
+
+    private static let deviceColumns = """
+        SELECT app_id, device_id, apns_token, environment, public_key, key_id, key_created_at, key_expires_at,
+               registered_at, unregistered_at FROM devices
+        """
+
+    private func run<T: Sendable>(
+        _ what: String, _ body: (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let logger = self.logger
+        do {
+            return try await client.withConnection { connection in try await body(connection, logger) }
+        } catch {
+            throw Self.wrap(error, what)
+        }
+    }
+
+    private func transaction<T: Sendable>(
+        _ what: String, _ body: (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let logger = self.logger
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw Self.wrap(closureError, what) }
+            throw Self.wrap(error, what)
+        } catch {
+            throw Self.wrap(error, what)
+        }
+    }
+
+    private static func wrap(_ error: any Error, _ what: String) -> any Error {
+        if error is GatewayStoreError { return error }
+        if let error = error as? PSQLError {
+            let state = error.serverInfo?[.sqlState] ?? "-"
+            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            return GatewayStoreError(.database, "PostgreSQL failed \(what): \(state) \(message)")
+        }
+        if let error = error as? PostgresTransactionError {
+            let inner = error.beginError ?? error.commitError ?? error.rollbackError
+            if let inner { return wrap(inner, what) }
+        }
+        return GatewayStoreError(.database, "PostgreSQL failed \(what): \(type(of: error))")
+    }
+
+    private static func requireApp(_ appID: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let found = try await count(connection.query("SELECT 1 FROM apps WHERE id = \(appID)", logger: logger))
+        guard found > 0 else {
+            throw GatewayStoreError(.unknownApp, "no app '\(appID)' in this gateway", field: "appId")
+        }
+    }
+
+    private static func endOpenJobs(
+        appID: String, deviceID: String, reason: String, now: Int64, _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE jobs SET state = 'unregistered', failure_reason = \(reason), lease_owner = NULL,
+                lease_expires_at = NULL, updated_at = \(now)
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND state IN ('queued', 'claimed')
+            """, logger: logger)
+    }
+
+    private static func int(_ rows: PostgresRowSequence) async throws -> Int {
+        for try await value in rows.decode(Int.self) { return value }
+        return 0
+    }
+
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+
+    private static func apps(_ rows: PostgresRowSequence) async throws -> [GatewayApp] {
+        var apps: [GatewayApp] = []
+        for try await (id, topic, team, keyID, keyPath, identityPath) in rows.decode(
+            (String, String, String, String, String, String).self)
+        {
+            apps.append(
+                GatewayApp(
+                    id: id, topic: topic, teamID: team, apnsKeyID: keyID, apnsKeyPath: keyPath,
+                    serverIdentityPath: identityPath))
+        }
+        return apps
+    }
+
+    private static func devices(_ rows: PostgresRowSequence) async throws -> [StoredDevice] {
+        var devices: [StoredDevice] = []
+        for try await (appID, deviceID, token, environment, publicKey, keyID, keyCreated, keyExpires, registered,
+            unregistered) in rows.decode(
+                (String, String, String, String, String, String, Int64, Int64?, Int64, Int64?).self)
+        {
+            devices.append(
+                StoredDevice(
+                    appID: appID, deviceID: deviceID, apnsToken: token,
+                    environment: APNsEnvironment(rawValue: environment) ?? .production,
+                    registration: DeviceRegistration(
+                        publicKey: publicKey, keyId: keyID, createdAt: Millis.date(keyCreated),
+                        expiresAt: keyExpires.map(Millis.date)),
+                    registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date)))
+        }
+        return devices
+    }
+}

@@ -1,0 +1,53 @@
+/// The PostgreSQL schema, one migration per version. Never edit a released migration: add the next one.
+enum PostgresMigrations {
+    /// The `pg_advisory_xact_lock` key that serializes migrating nodes.
+    static let lockKey: Int64 = 0x5350_4757_4D49_4752  // "SPGWMIGR"
+
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "apps, api keys, devices, notifications, jobs",
+            statements: [
+                """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY, topic TEXT NOT NULL, team_id TEXT NOT NULL, apns_key_id TEXT NOT NULL,
+                    apns_key_path TEXT NOT NULL, server_identity_path TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    digest BYTEA NOT NULL CHECK (length(digest) = 32), label TEXT NOT NULL,
+                    created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE devices (
+                    app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                    apns_token TEXT NOT NULL, environment TEXT NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                    public_key TEXT NOT NULL, key_id TEXT NOT NULL, key_created_at BIGINT NOT NULL,
+                    key_expires_at BIGINT, registered_at BIGINT NOT NULL, unregistered_at BIGINT,
+                    PRIMARY KEY (app_id, device_id))
+                """,
+                """
+                CREATE TABLE notifications (
+                    id UUID PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    idempotency_key TEXT, priority INTEGER NOT NULL, collapse_id TEXT,
+                    created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                    UNIQUE (app_id, idempotency_key))
+                """,
+                """
+                CREATE TABLE jobs (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    notification_id UUID NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+                    app_id TEXT NOT NULL, device_id TEXT NOT NULL, sealed_body BYTEA NOT NULL,
+                    state TEXT NOT NULL
+                        CHECK (state IN ('queued', 'claimed', 'sent', 'failed', 'expired', 'unregistered')),
+                    not_before BIGINT NOT NULL, lease_owner TEXT, lease_expires_at BIGINT,
+                    attempts INTEGER NOT NULL DEFAULT 0, apns_token TEXT, apns_id TEXT, failure_reason TEXT,
+                    updated_at BIGINT NOT NULL,
+                    UNIQUE (notification_id, device_id))
+                """,
+                "CREATE INDEX jobs_due ON jobs (state, not_before)",
+                "CREATE INDEX jobs_device ON jobs (app_id, device_id, state)",
+            ])
+    ]
+}

@@ -1,0 +1,26 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What ``GatewayStore/enqueue(_:)`` did.
+public struct EnqueueResult: Sendable, Hashable {
+    /// The notification's id: the new one, or the first request's when ``replayed``.
+    public var id: UUID
+    /// True when the idempotency key was seen before: nothing was written and ``id`` is the first request's.
+    public var replayed: Bool
+    /// How many device jobs the notification has.
+    public var jobCount: Int
+
+    /// Creates a result.
+    /// - Parameters:
+    ///   - id: The notification id.
+    ///   - replayed: Whether this repeated an earlier request.
+    ///   - jobCount: The number of jobs.
+    public init(id: UUID, replayed: Bool, jobCount: Int) {
+        self.id = id
+        self.replayed = replayed
+        self.jobCount = jobCount
+    }
+}

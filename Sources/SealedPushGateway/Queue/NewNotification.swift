@@ -1,0 +1,83 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A notification to enqueue: its delivery options and one sealed body per recipient device.
+public struct NewNotification: Sendable, Hashable {
+    /// One recipient and the body sealed to its current key.
+    public struct Job: Sendable, Hashable {
+        /// The device id within the app.
+        public var deviceID: String
+        /// The APNs body sealed to that device.
+        public var body: SealedBody
+
+        /// Creates a job.
+        /// - Parameters:
+        ///   - deviceID: The recipient device.
+        ///   - body: The sealed APNs body.
+        public init(deviceID: String, body: SealedBody) {
+            self.deviceID = deviceID
+            self.body = body
+        }
+    }
+
+    /// The notification's id (answered with `202`).
+    public var id: UUID
+    /// The app sending it.
+    public var appID: String
+    /// The `Idempotency-Key` of the request, unique per app.
+    public var idempotencyKey: String?
+    /// `apns-priority`: 1, 5 or 10.
+    public var priority: Int
+    /// `apns-collapse-id`, reused by every send and resend of this notification.
+    public var collapseID: String?
+    /// When the gateway accepted it.
+    public var createdAt: Date
+    /// When it stops being deliverable (`createdAt + ttl`; the envelopes' `expiresAt`).
+    public var expiresAt: Date
+    /// One job per recipient device (no repeats).
+    public var jobs: [Job]
+
+    /// Creates a notification to enqueue.
+    /// - Parameters:
+    ///   - id: Its id; a fresh random UUID by default.
+    ///   - appID: The sending app.
+    ///   - idempotencyKey: The request's `Idempotency-Key`, if any.
+    ///   - priority: 1, 5 or 10.
+    ///   - collapseID: The `apns-collapse-id`, if any.
+    ///   - createdAt: When it was accepted.
+    ///   - expiresAt: When it expires.
+    ///   - jobs: One sealed body per device.
+    public init(
+        id: UUID = UUID(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
+        createdAt: Date, expiresAt: Date, jobs: [Job]
+    ) {
+        self.id = id
+        self.appID = appID
+        self.idempotencyKey = idempotencyKey
+        self.priority = priority
+        self.collapseID = collapseID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.jobs = jobs
+    }
+
+    /// Checks what both stores require before writing.
+    func validate() throws {
+        guard !jobs.isEmpty else {
+            throw GatewayStoreError(.invalidArgument, "a notification needs at least one device", field: "devices")
+        }
+        var seen = Set<String>()
+        for (index, job) in jobs.enumerated() where !seen.insert(job.deviceID).inserted {
+            throw GatewayStoreError(.invalidArgument, "device '\(job.deviceID)' is named twice", field: "devices[\(index)]")
+        }
+        guard [1, 5, 10].contains(priority) else {
+            throw GatewayStoreError(.invalidArgument, "priority must be 1, 5 or 10, got \(priority)", field: "priority")
+        }
+        guard expiresAt > createdAt else {
+            throw GatewayStoreError(.invalidArgument, "expiresAt must be after createdAt", field: "ttl")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A notification and the state of each device's delivery.
+public struct NotificationStatus: Sendable, Hashable {
+    /// One device's delivery.
+    public struct Delivery: Sendable, Hashable {
+        /// The device id.
+        public var deviceID: String
+        /// The job's state (`claimed` is reported as `queued` by the HTTP API).
+        public var state: JobState
+        /// The `apns-id` APNs answered with, once sent.
+        public var apnsID: String?
+        /// APNs's or the gateway's reason for the last failure, retry or unregistration.
+        public var reason: String?
+        /// How many times a worker claimed it.
+        public var attempts: Int
+        /// When the job last changed.
+        public var updatedAt: Date
+
+        /// Creates a delivery record.
+        public init(deviceID: String, state: JobState, apnsID: String?, reason: String?, attempts: Int, updatedAt: Date) {
+            self.deviceID = deviceID
+            self.state = state
+            self.apnsID = apnsID
+            self.reason = reason
+            self.attempts = attempts
+            self.updatedAt = updatedAt
+        }
+    }
+
+    /// The notification id.
+    public var id: UUID
+    /// The app it belongs to.
+    public var appID: String
+    /// `apns-priority`.
+    public var priority: Int
+    /// `apns-collapse-id`.
+    public var collapseID: String?
+    /// When it was accepted.
+    public var createdAt: Date
+    /// When it expires.
+    public var expiresAt: Date
+    /// One entry per device, ordered by device id.
+    public var deliveries: [Delivery]
+
+    /// Creates a status.
+    public init(
+        id: UUID, appID: String, priority: Int, collapseID: String?, createdAt: Date, expiresAt: Date,
+        deliveries: [Delivery]
+    ) {
+        self.id = id
+        self.appID = appID
+        self.priority = priority
+        self.collapseID = collapseID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.deliveries = deliveries
+    }
+}

@@ -1,0 +1,520 @@
+import GRDB
+import SealedPushCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The embedded ``GatewayStore``: one SQLite file in WAL mode (GRDB), the gateway's default.
+///
+/// Every write runs in a `BEGIN IMMEDIATE` transaction, so writers — this store's and any other process's on the
+/// same file — are serialized by SQLite's write lock; a claim is therefore never handed to two workers. Waits for
+/// the lock are bounded by `busyTimeout`. `synchronous = FULL`: a commit reported to the HTTP layer survives a
+/// power loss, not only a crash.
+public final class SQLiteGatewayStore: GatewayStore {
+    private let pool: DatabasePool
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`. Call ``migrate()`` before use.
+    /// - Parameters:
+    ///   - path: The database file; `-wal` and `-shm` files live beside it.
+    ///   - busyTimeout: How long a write waits for another writer's lock before failing.
+    /// - Throws: ``GatewayStoreError`` `database` when the file cannot be opened.
+    public init(path: String, busyTimeout: Duration = .seconds(10)) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Double(Millis.from(busyTimeout)) / 1000)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        self.path = path
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw Self.wrap(error, "opening \(path)")
+        }
+    }
+
+    // MARK: Schema and lifecycle
+
+    public func migrate() async throws -> Int {
+        let migrations = SQLiteMigrations.all
+        return try await write("migrating") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS schema_version (
+                        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)
+                    """)
+            let current = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? 0
+            let latest = migrations.last?.version ?? 0
+            guard current <= latest else {
+                throw GatewayStoreError(
+                    .schemaTooNew, "the database is at schema version \(current); this gateway knows up to \(latest)")
+            }
+            var applied = 0
+            for migration in migrations where migration.version > current {
+                for statement in migration.statements { try db.execute(sql: statement) }
+                try db.execute(
+                    sql: "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    arguments: [migration.version, migration.name, Millis.from(Date())])
+                applied += 1
+            }
+            return applied
+        }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await read("reading the schema version") { db in
+            guard try db.tableExists("schema_version") else { return 0 }
+            return try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? 0
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await read("ping") { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func close() async throws {
+        do { try pool.close() } catch { throw Self.wrap(error, "closing \(path)") }
+    }
+
+    /// Copies every committed page from the WAL into the database file (`PRAGMA wal_checkpoint(TRUNCATE)`).
+    public func checkpoint() async throws {
+        try await pool.writeWithoutTransaction { db in
+            _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    // MARK: Apps and API keys
+
+    public func putApp(_ app: GatewayApp, now: Date) async throws {
+        try await write("storing app '\(app.id)'") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
+                                      created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
+                        apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
+                        server_identity_path = excluded.server_identity_path, updated_at = excluded.updated_at
+                    """,
+                arguments: [
+                    app.id, app.topic, app.teamID, app.apnsKeyID, app.apnsKeyPath, app.serverIdentityPath,
+                    Millis.from(now), Millis.from(now),
+                ])
+        }
+    }
+
+    public func app(id: String) async throws -> GatewayApp? {
+        try await read("reading app '\(id)'") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app)
+        }
+    }
+
+    public func apps() async throws -> [GatewayApp] {
+        try await read("reading apps") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY id").map(Self.app)
+        }
+    }
+
+    public func addAPIKey(_ key: StoredAPIKey) async throws {
+        try await write("adding API key \(key.id)") { db in
+            try Self.requireApp(key.appID, db)
+            try db.execute(
+                sql: "INSERT INTO api_keys (id, app_id, digest, label, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key.id, key.appID, Data(key.digest), key.label, Millis.from(key.createdAt)])
+        }
+    }
+
+    public func apiKey(id: String) async throws -> StoredAPIKey? {
+        try await read("reading API key \(id)") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map { row in
+                StoredAPIKey(
+                    id: row["id"], appID: row["app_id"], digest: [UInt8](row["digest"] as Data), label: row["label"],
+                    createdAt: Millis.date(row["created_at"]))
+            }
+        }
+    }
+
+    public func removeAPIKey(id: String) async throws -> Bool {
+        try await write("removing API key \(id)") { db in
+            try db.execute(sql: "DELETE FROM api_keys WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Devices
+
+    public func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, now: Date
+    ) async throws -> DevicePutResult {
+        let device = StoredDevice(
+            appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
+            registration: registration, registeredAt: Millis.date(Millis.from(now)))
+        return try await write("storing device '\(deviceID)'") { db in
+            try Self.requireApp(appID, db)
+            let existed =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
+                ?? false
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
+                                         key_created_at, key_expires_at, registered_at, unregistered_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
+                        environment = excluded.environment, public_key = excluded.public_key,
+                        key_id = excluded.key_id, key_created_at = excluded.key_created_at,
+                        key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
+                        unregistered_at = NULL
+                    """,
+                arguments: [
+                    appID, deviceID, apnsToken, environment.rawValue, registration.publicKey, registration.keyId,
+                    Millis.from(registration.createdAt), registration.expiresAt.map(Millis.from),
+                    Millis.from(now),
+                ])
+            return DevicePutResult(created: !existed, device: device)
+        }
+    }
+
+    public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
+        try await read("reading device '\(deviceID)'") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID]
+            ).map(Self.device)
+        }
+    }
+
+    public func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
+        guard !deviceIDs.isEmpty else { return [] }
+        return try await read("reading devices") { db in
+            let marks = Array(repeating: "?", count: deviceIDs.count).joined(separator: ", ")
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND device_id IN (\(marks)) ORDER BY device_id",
+                arguments: StatementArguments([appID] + deviceIDs)
+            ).map(Self.device)
+        }
+    }
+
+    public func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
+        try await write("removing device '\(deviceID)'") { db in
+            try db.execute(
+                sql: "DELETE FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
+            guard db.changesCount > 0 else { return false }
+            try Self.endOpenJobs(appID: appID, deviceID: deviceID, reason: "DeviceRemoved", now: now, db)
+            return true
+        }
+    }
+
+    public func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
+        try await write("unregistering device '\(deviceID)'") { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET unregistered_at = COALESCE(unregistered_at, ?)
+                    WHERE app_id = ? AND device_id = ?
+                    """,
+                arguments: [Millis.from(at), appID, deviceID])
+            guard db.changesCount > 0 else { return false }
+            try Self.endOpenJobs(appID: appID, deviceID: deviceID, reason: reason, now: at, db)
+            return true
+        }
+    }
+
+    // MARK: Notifications and the queue
+
+    public func notificationID(appID: String, idempotencyKey: String) async throws -> UUID? {
+        try await read("reading an idempotency key") { db in
+            try String.fetchOne(
+                db, sql: "SELECT id FROM notifications WHERE app_id = ? AND idempotency_key = ?",
+                arguments: [appID, idempotencyKey]
+            ).flatMap(UUID.init(uuidString:))
+        }
+    }
+
+    public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
+        try notification.validate()
+        return try await write("enqueueing a notification") { db in
+            if let key = notification.idempotencyKey,
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
+                        FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
+                        """,
+                    arguments: [notification.appID, key])
+            {
+                return EnqueueResult(id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"])
+            }
+            var unregistered = Set<String>()
+            for (index, job) in notification.jobs.enumerated() {
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT unregistered_at FROM devices WHERE app_id = ? AND device_id = ?",
+                        arguments: [notification.appID, job.deviceID])
+                else {
+                    throw GatewayStoreError(
+                        .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
+                        field: "devices[\(index)]")
+                }
+                if (row["unregistered_at"] as Int64?) != nil { unregistered.insert(job.deviceID) }
+            }
+            let id = notification.id.uuidString.lowercased()
+            let created = Millis.from(notification.createdAt)
+            try db.execute(
+                sql: """
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, notification.appID, notification.idempotencyKey, notification.priority,
+                    notification.collapseID, created, Millis.from(notification.expiresAt),
+                ])
+            for job in notification.jobs {
+                let gone = unregistered.contains(job.deviceID)
+                try db.execute(
+                    sql: """
+                        INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                          failure_reason, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        id, notification.appID, job.deviceID, Data(job.body.bytes),
+                        gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
+                        gone ? "DeviceUnregistered" : nil, created,
+                    ])
+            }
+            return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
+        }
+    }
+
+    public func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
+        guard limit > 0 else { return [] }
+        let nowMillis = Millis.from(now)
+        let leaseEnd = nowMillis + Millis.from(leaseDuration)
+        return try await write("claiming jobs") { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT j.id, j.notification_id, j.app_id, j.device_id, d.apns_token, d.environment,
+                           j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts
+                    FROM jobs j
+                    JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
+                    JOIN notifications n ON n.id = j.notification_id
+                    WHERE ((j.state = 'queued' AND j.not_before <= ?) OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
+                      AND d.unregistered_at IS NULL AND n.expires_at > ?
+                    ORDER BY j.id
+                    LIMIT ?
+                    """,
+                arguments: [nowMillis, nowMillis, nowMillis, limit])
+            var claimed: [ClaimedJob] = []
+            for row in rows {
+                let id: Int64 = row["id"]
+                let token: String = row["apns_token"]
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'claimed', lease_owner = ?, lease_expires_at = ?,
+                            attempts = attempts + 1, apns_token = ?, updated_at = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [owner, leaseEnd, token, nowMillis, id])
+                claimed.append(
+                    ClaimedJob(
+                        id: id, notificationID: UUID(uuidString: row["notification_id"])!, appID: row["app_id"],
+                        deviceID: row["device_id"], apnsToken: token,
+                        environment: APNsEnvironment(rawValue: row["environment"]) ?? .production,
+                        body: SealedBody(storedBytes: [UInt8](row["sealed_body"] as Data)), priority: row["priority"],
+                        collapseID: row["collapse_id"], expiresAt: Millis.date(row["expires_at"]),
+                        attempts: (row["attempts"] as Int) + 1, leaseExpiresAt: Millis.date(leaseEnd)))
+            }
+            return claimed
+        }
+    }
+
+    public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+        let nowMillis = Millis.from(now)
+        let guardClause = "WHERE id = ? AND state = 'claimed' AND lease_owner = ?"
+        return try await write("finishing job \(jobID)") { db in
+            switch outcome {
+            case .sent(let apnsID):
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'sent', apns_id = ?, failure_reason = NULL, lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = ? \(guardClause)
+                        """,
+                    arguments: [apnsID, nowMillis, jobID, owner])
+            case .failed(let reason):
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'failed', failure_reason = ?, lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = ? \(guardClause)
+                        """,
+                    arguments: [reason, nowMillis, jobID, owner])
+            case .retry(let reason, let notBefore):
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'queued', failure_reason = ?, not_before = ?, lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = ? \(guardClause)
+                        """,
+                    arguments: [reason, Millis.from(notBefore), nowMillis, jobID, owner])
+            case .expired:
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL,
+                            updated_at = ? \(guardClause)
+                        """,
+                    arguments: [nowMillis, jobID, owner])
+            case .unregistered(let reason):
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = ? \(guardClause)
+                        """,
+                    arguments: [reason, nowMillis, jobID, owner])
+                guard db.changesCount > 0 else { return false }
+                // The device is marked only if its token is still the one this job was sent to.
+                let job = try Row.fetchOne(
+                    db, sql: "SELECT app_id, device_id, apns_token FROM jobs WHERE id = ?", arguments: [jobID])!
+                try db.execute(
+                    sql: """
+                        UPDATE devices SET unregistered_at = COALESCE(unregistered_at, ?)
+                        WHERE app_id = ? AND device_id = ? AND apns_token = ?
+                        """,
+                    arguments: [nowMillis, job["app_id"], job["device_id"], job["apns_token"]])
+                if db.changesCount > 0 {
+                    try Self.endOpenJobs(
+                        appID: job["app_id"], deviceID: job["device_id"], reason: reason, now: now, db)
+                }
+                return true
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func expireOverdue(now: Date) async throws -> Int {
+        let nowMillis = Millis.from(now)
+        return try await write("expiring jobs") { db in
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+                    WHERE (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= ?))
+                      AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
+                    """,
+                arguments: [nowMillis, nowMillis, nowMillis])
+            return db.changesCount
+        }
+    }
+
+    public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
+        let id = notificationID.uuidString.lowercased()
+        return try await read("reading notification status") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM notifications WHERE id = ? AND app_id = ?", arguments: [id, appID])
+            else { return nil }
+            let deliveries = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, state, apns_id, failure_reason, attempts, updated_at
+                    FROM jobs WHERE notification_id = ? ORDER BY device_id
+                    """,
+                arguments: [id]
+            ).map { job in
+                NotificationStatus.Delivery(
+                    deviceID: job["device_id"], state: JobState(rawValue: job["state"]) ?? .failed,
+                    apnsID: job["apns_id"], reason: job["failure_reason"], attempts: job["attempts"],
+                    updatedAt: Millis.date(job["updated_at"]))
+            }
+            return NotificationStatus(
+                id: notificationID, appID: row["app_id"], priority: row["priority"], collapseID: row["collapse_id"],
+                createdAt: Millis.date(row["created_at"]), expiresAt: Millis.date(row["expires_at"]),
+                deliveries: deliveries)
+        }
+    }
+
+    public func queueDepth() async throws -> QueueDepth {
+        try await read("reading the queue depth") { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(state = 'queued'), 0) AS queued, COALESCE(SUM(state = 'claimed'), 0) AS claimed
+                    FROM jobs WHERE state IN ('queued', 'claimed')
+                    """)!
+            return QueueDepth(queued: row["queued"], claimed: row["claimed"])
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the single-writer lock, across processes too).
+    private func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws
+        -> T
+    {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw Self.wrap(error, what)
+        }
+    }
+
+    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw Self.wrap(error, what)
+        }
+    }
+
+    private static func wrap(_ error: any Error, _ what: String) -> any Error {
+        if error is GatewayStoreError { return error }
+        if let error = error as? DatabaseError {
+            return GatewayStoreError(.database, "SQLite failed \(what): \(error.resultCode): \(error.message ?? "")")
+        }
+        return GatewayStoreError(.database, "SQLite failed \(what): \(type(of: error))")
+    }
+
+    private static func requireApp(_ appID: String, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [appID]) ?? false else {
+            throw GatewayStoreError(.unknownApp, "no app '\(appID)' in this gateway", field: "appId")
+        }
+    }
+
+    private static func endOpenJobs(appID: String, deviceID: String, reason: String, now: Date, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
+                    lease_expires_at = NULL, updated_at = ?
+                WHERE app_id = ? AND device_id = ? AND state IN ('queued', 'claimed')
+                """,
+            arguments: [reason, Millis.from(now), appID, deviceID])
+    }
+
+    private static func app(_ row: Row) -> GatewayApp {
+        GatewayApp(
+            id: row["id"], topic: row["topic"], teamID: row["team_id"], apnsKeyID: row["apns_key_id"],
+            apnsKeyPath: row["apns_key_path"], serverIdentityPath: row["server_identity_path"])
+    }
+
+    private static func device(_ row: Row) -> StoredDevice {
+        let keyExpiresAt: Int64? = row["key_expires_at"]
+        let unregisteredAt: Int64? = row["unregistered_at"]
+        return StoredDevice(
+            appID: row["app_id"], deviceID: row["device_id"], apnsToken: row["apns_token"],
+            environment: APNsEnvironment(rawValue: row["environment"]) ?? .production,
+            registration: DeviceRegistration(
+                publicKey: row["public_key"], keyId: row["key_id"], createdAt: Millis.date(row["key_created_at"]),
+                expiresAt: keyExpiresAt.map(Millis.date)),
+            registeredAt: Millis.date(row["registered_at"]), unregisteredAt: unregisteredAt.map(Millis.date))
+    }
+}

@@ -1,0 +1,50 @@
+/// The SQLite schema, one migration per version. Never edit a released migration: add the next one.
+enum SQLiteMigrations {
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "apps, api keys, devices, notifications, jobs",
+            statements: [
+                """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY, topic TEXT NOT NULL, team_id TEXT NOT NULL, apns_key_id TEXT NOT NULL,
+                    apns_key_path TEXT NOT NULL, server_identity_path TEXT NOT NULL,
+                    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    digest BLOB NOT NULL CHECK (length(digest) = 32), label TEXT NOT NULL,
+                    created_at INTEGER NOT NULL)
+                """,
+                """
+                CREATE TABLE devices (
+                    app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                    apns_token TEXT NOT NULL, environment TEXT NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                    public_key TEXT NOT NULL, key_id TEXT NOT NULL, key_created_at INTEGER NOT NULL,
+                    key_expires_at INTEGER, registered_at INTEGER NOT NULL, unregistered_at INTEGER,
+                    PRIMARY KEY (app_id, device_id))
+                """,
+                """
+                CREATE TABLE notifications (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    idempotency_key TEXT, priority INTEGER NOT NULL, collapse_id TEXT,
+                    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+                    UNIQUE (app_id, idempotency_key))
+                """,
+                """
+                CREATE TABLE jobs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+                    app_id TEXT NOT NULL, device_id TEXT NOT NULL, sealed_body BLOB NOT NULL,
+                    state TEXT NOT NULL
+                        CHECK (state IN ('queued', 'claimed', 'sent', 'failed', 'expired', 'unregistered')),
+                    not_before INTEGER NOT NULL, lease_owner TEXT, lease_expires_at INTEGER,
+                    attempts INTEGER NOT NULL DEFAULT 0, apns_token TEXT, apns_id TEXT, failure_reason TEXT,
+                    updated_at INTEGER NOT NULL,
+                    UNIQUE (notification_id, device_id))
+                """,
+                "CREATE INDEX jobs_due ON jobs (state, not_before)",
+                "CREATE INDEX jobs_device ON jobs (app_id, device_id, state)",
+            ])
+    ]
+}

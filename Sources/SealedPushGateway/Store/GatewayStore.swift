@@ -1,0 +1,134 @@
+import SealedPushCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The gateway's storage: apps, API keys, devices, notifications and the durable per-device job queue.
+///
+/// Two implementations share one test suite: ``SQLiteGatewayStore`` (embedded, one file in WAL mode) and
+/// ``PostgresGatewayStore`` (several gateway nodes on one database). Every app-scoped call takes the app id and
+/// never reads or changes another app's rows. Times are passed in (`now`) so callers and tests decide the clock;
+/// stores keep milliseconds.
+///
+/// Only sealed bodies are stored (``SealedBody``): content in clear never reaches the database. Private keys are
+/// never stored either; apps hold paths to 0600 files.
+///
+/// The queue: ``enqueue(_:)`` commits a notification with all its jobs in one transaction before the HTTP layer
+/// answers `202`. Workers ``claim(owner:limit:leaseDuration:now:)`` due jobs with a lease, send, then
+/// ``finish(jobID:owner:outcome:now:)``. A worker that dies loses its leases when they expire, and the next claim
+/// takes the jobs over.
+public protocol GatewayStore: Sendable {
+    // MARK: Schema and lifecycle
+
+    /// Applies the migrations the database lacks, in order; safe to call on every start and from several nodes.
+    /// - Returns: How many migrations were applied now (0 when the schema was current).
+    /// - Throws: ``GatewayStoreError`` `schemaTooNew` when a newer gateway migrated the database.
+    func migrate() async throws -> Int
+
+    /// The highest migration applied (0 for an empty database).
+    func schemaVersion() async throws -> Int
+
+    /// Answers when the database does (readiness for `/healthz`).
+    func ping() async throws
+
+    /// Closes connections; the store is unusable afterwards.
+    func close() async throws
+
+    // MARK: Apps and API keys
+
+    /// Creates or replaces an app.
+    /// - Parameters:
+    ///   - app: The app record (paths to its key files, never keys).
+    ///   - now: The time recorded.
+    func putApp(_ app: GatewayApp, now: Date) async throws
+
+    /// The app with this id, or nil.
+    func app(id: String) async throws -> GatewayApp?
+
+    /// Every app, ordered by id.
+    func apps() async throws -> [GatewayApp]
+
+    /// Adds an API key (its digest only).
+    /// - Throws: ``GatewayStoreError`` `unknownApp` when its app does not exist.
+    func addAPIKey(_ key: StoredAPIKey) async throws
+
+    /// The stored key with this public id, or nil.
+    func apiKey(id: String) async throws -> StoredAPIKey?
+
+    /// Removes an API key; returns false when there was none.
+    func removeAPIKey(id: String) async throws -> Bool
+
+    // MARK: Devices
+
+    /// Registers a device or replaces its token, environment and registration: the call that arrives last wins
+    /// (`Specs/keyring-v1.md` §4, arrival order, never `createdAt`). Clears an unregistered mark. The caller has
+    /// validated the registration (key id recomputed, `createdAt` at most 600 s ahead).
+    /// - Throws: ``GatewayStoreError`` `unknownApp` when the app does not exist.
+    func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, now: Date
+    ) async throws -> DevicePutResult
+
+    /// The device of this app, or nil (also when it exists in another app).
+    func device(appID: String, deviceID: String) async throws -> StoredDevice?
+
+    /// The devices of this app among `deviceIDs` (missing ones are left out), ordered by device id.
+    func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice]
+
+    /// Removes a device; its waiting and claimed jobs end `unregistered` (reason `DeviceRemoved`).
+    /// - Returns: False when the app has no such device.
+    func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool
+
+    /// Marks a device unregistered (no more sends); its waiting and claimed jobs end `unregistered`.
+    /// - Returns: False when the app has no such device.
+    func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool
+
+    // MARK: Notifications and the queue
+
+    /// The id of the notification an earlier request with this idempotency key created, if any.
+    func notificationID(appID: String, idempotencyKey: String) async throws -> UUID?
+
+    /// Commits a notification and one job per device in one transaction. A notification whose idempotency key the
+    /// app used before writes nothing and returns the first id (`replayed`). Jobs of devices marked unregistered
+    /// start `unregistered`.
+    /// - Throws: ``GatewayStoreError`` `unknownDevice` (field `devices[i]`) when a device is not in the app;
+    ///   `invalidArgument` for no device, a repeated device, a bad priority or expiry.
+    func enqueue(_ notification: NewNotification) async throws -> EnqueueResult
+
+    /// Claims up to `limit` due jobs for `owner` until `now + leaseDuration`: queued jobs whose retry time has
+    /// come, and claimed jobs whose lease expired (taken over). Never hands one job to two claimers whose leases
+    /// overlap. Skips jobs of expired notifications and of unregistered devices. Increments `attempts`.
+    func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob]
+
+    /// Ends or postpones a job `owner` claimed.
+    /// - Returns: False when `owner` no longer holds it (its lease was taken over, or the device was removed):
+    ///   nothing is changed then.
+    func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool
+
+    /// Moves waiting jobs (and claimed ones whose lease expired) of notifications past their expiry to
+    /// `expired`; returns how many.
+    func expireOverdue(now: Date) async throws -> Int
+
+    /// A notification of this app with each device's delivery, or nil (also when it belongs to another app).
+    func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus?
+
+    /// Outstanding jobs of every app.
+    func queueDepth() async throws -> QueueDepth
+}
+
+extension GatewayStore {
+    /// The app a presented bearer key acts for, or nil when the key is unknown or wrong.
+    ///
+    /// The key's public id finds the stored digest; the SHA-256 of the presented text is compared with it in
+    /// constant time.
+    /// - Parameter bearer: The `Authorization: Bearer` token.
+    public func authenticate(bearer: String) async throws -> String? {
+        guard let presented = APIKey(parsing: bearer), let stored = try await apiKey(id: presented.id) else {
+            return nil
+        }
+        return APIKey.constantTimeEqual(presented.digest, stored.digest) ? stored.appID : nil
+    }
+}

@@ -1,0 +1,28 @@
+import SealedPushGateway
+import Testing
+
+/// The store contract on PostgreSQL: a real server on loopback, one new database per test.
+///
+/// Runs only when `SEALEDPUSH_TEST_POSTGRES_URL` names a server (`eval "$(bash scripts/postgres-test.sh start)"`;
+/// `scripts/test` and CI always set it). Without it the suite is reported as skipped, never as passed.
+@Suite(
+    "Gateway store on PostgreSQL",
+    .serialized,  // one test (one new database, a few connections) at a time
+    .enabled(
+        if: PostgresHarness.serverURL != nil,
+        "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))
+struct PostgresStoreTests {
+    @Test func migrationsFromEmptyAndRerun() async throws { try await StoreContract.migrationsFromEmptyAndRerun(PostgresHarness()) }
+    @Test func lastArrivedRegistrationWins() async throws { try await StoreContract.lastArrivedRegistrationWins(PostgresHarness()) }
+    @Test func removeDevice() async throws { try await StoreContract.removeDevice(PostgresHarness()) }
+    @Test func apiKeys() async throws { try await StoreContract.apiKeys(PostgresHarness()) }
+    @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(PostgresHarness()) }
+    @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
+    @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
+    @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(PostgresHarness()) }
+    @Test func expiredLeaseIsTakenOver() async throws { try await StoreContract.expiredLeaseIsTakenOver(PostgresHarness()) }
+    @Test func transitions() async throws { try await StoreContract.transitions(PostgresHarness()) }
+    @Test func unregisteredAfterTokenChangeKeepsDevice() async throws { try await StoreContract.unregisteredAfterTokenChangeKeepsDevice(PostgresHarness()) }
+    @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(PostgresHarness()) }
+    @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(PostgresHarness()) }
+}

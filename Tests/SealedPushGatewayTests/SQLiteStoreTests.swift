@@ -1,0 +1,31 @@
+import Foundation
+import SealedPushGateway
+import Testing
+
+/// The store contract on SQLite: a real database file (and its WAL) in a temporary directory.
+@Suite("Gateway store on SQLite", .serialized)  // one test at a time: the CPU is shared with the rest of the run
+struct SQLiteStoreTests {
+    @Test func migrationsFromEmptyAndRerun() async throws { try await StoreContract.migrationsFromEmptyAndRerun(SQLiteHarness()) }
+    @Test func lastArrivedRegistrationWins() async throws { try await StoreContract.lastArrivedRegistrationWins(SQLiteHarness()) }
+    @Test func removeDevice() async throws { try await StoreContract.removeDevice(SQLiteHarness()) }
+    @Test func apiKeys() async throws { try await StoreContract.apiKeys(SQLiteHarness()) }
+    @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(SQLiteHarness()) }
+    @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
+    @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
+    @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(SQLiteHarness()) }
+    @Test func expiredLeaseIsTakenOver() async throws { try await StoreContract.expiredLeaseIsTakenOver(SQLiteHarness()) }
+    @Test func transitions() async throws { try await StoreContract.transitions(SQLiteHarness()) }
+    @Test func unregisteredAfterTokenChangeKeepsDevice() async throws { try await StoreContract.unregisteredAfterTokenChangeKeepsDevice(SQLiteHarness()) }
+    @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(SQLiteHarness()) }
+    @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(SQLiteHarness()) }
+
+    /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).
+    @Test func walMode() async throws {
+        let harness = try SQLiteHarness()
+        let store = try SQLiteGatewayStore(path: harness.path)
+        _ = try await store.migrate()
+        #expect(FileManager.default.fileExists(atPath: harness.path + "-wal"))
+        try await store.close()
+        try await harness.tearDown()
+    }
+}

@@ -1,0 +1,392 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import Testing
+
+/// The store tests, written once and run against every ``GatewayStore`` (SQLiteStoreTests, PostgresStoreTests).
+enum StoreContract {
+    static let now = StoreFixtures.now
+
+    // MARK: Migrations
+
+    static func migrationsFromEmptyAndRerun(_ harness: any StoreHarness) async throws {
+        let store = try await harness.makeStore()
+        #expect(try await store.schemaVersion() == 0)
+        let applied = try await store.migrate()
+        #expect(applied >= 1)
+        #expect(try await store.schemaVersion() == applied)
+        // Re-run in the same process, then from a "restarted" process and from two nodes at once.
+        #expect(try await store.migrate() == 0)
+        let restarted = try await harness.makeStore()
+        let other = try await harness.makeStore()
+        async let first = restarted.migrate()
+        async let second = other.migrate()
+        #expect(try await first + second == 0)
+        #expect(try await restarted.schemaVersion() == applied)
+        // The schema works after the re-runs.
+        try await store.putApp(StoreFixtures.app("alpha"), now: now)
+        #expect(try await restarted.app(id: "alpha") == StoreFixtures.app("alpha"))
+        // A database migrated by a newer gateway is refused, not altered.
+        try await harness.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (999, 'future', 0)")
+        await #expect {
+            try await other.migrate()
+        } throws: { ($0 as? GatewayStoreError)?.code == .schemaTooNew }
+        for each in [store, restarted, other] { try await each.close() }
+        try await harness.tearDown()
+    }
+
+    // MARK: Devices
+
+    static func lastArrivedRegistrationWins(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, _ in
+            // Made while the device clock said 2036: arrives first.
+            let (_, wrongClock) = try StoreFixtures.registration(createdAt: Date(timeIntervalSince1970: 2_100_000_000))
+            let (_, rotated) = try StoreFixtures.registration(createdAt: now)
+            let first = try await store.putDevice(
+                appID: "alpha", deviceID: "phone", apnsToken: StoreFixtures.token(1), environment: .sandbox,
+                registration: wrongClock, now: now)
+            #expect(first.created)
+            let second = try await store.putDevice(
+                appID: "alpha", deviceID: "phone", apnsToken: StoreFixtures.token(2), environment: .production,
+                registration: rotated, now: now.addingTimeInterval(60))
+            #expect(!second.created)
+            var device = try #require(try await store.device(appID: "alpha", deviceID: "phone"))
+            #expect(device.registration == rotated)  // arrival order, not createdAt
+            #expect(device.apnsToken == StoreFixtures.token(2))
+            #expect(device.environment == .production)
+            #expect(device.registeredAt == now.addingTimeInterval(60))
+            // Re-sending the older record makes its key current again.
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "phone", apnsToken: StoreFixtures.token(2), environment: .production,
+                registration: wrongClock, now: now.addingTimeInterval(120))
+            device = try #require(try await store.device(appID: "alpha", deviceID: "phone"))
+            #expect(device.registration.keyId == wrongClock.keyId)
+            #expect(device.registration.createdAt == wrongClock.createdAt)
+            // An app that does not exist is refused.
+            await #expect {
+                try await store.putDevice(
+                    appID: "nope", deviceID: "x", apnsToken: StoreFixtures.token(1), environment: .sandbox,
+                    registration: rotated, now: now)
+            } throws: { ($0 as? GatewayStoreError)?.code == .unknownApp }
+        }
+    }
+
+    static func removeDevice(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["phone", "tablet"], in: "alpha", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            #expect(try await store.removeDevice(appID: "alpha", deviceID: "phone", now: now))
+            #expect(try await store.device(appID: "alpha", deviceID: "phone") == nil)
+            #expect(try await store.removeDevice(appID: "alpha", deviceID: "phone", now: now) == false)
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id))
+            #expect(status.deliveries.map(\.state) == [.unregistered, .queued])  // phone, tablet
+            #expect(status.deliveries[0].reason == "DeviceRemoved")
+            let claimed = try await store.claim(owner: "w", limit: 10, leaseDuration: .seconds(30), now: now)
+            #expect(claimed.map(\.deviceID) == ["tablet"])
+        }
+    }
+
+    // MARK: API keys
+
+    static func apiKeys(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, _ in
+            let key = APIKey.generate()
+            try await store.addAPIKey(StoredAPIKey(key: key, appID: "alpha", label: "ci", createdAt: now))
+            #expect(try await store.authenticate(bearer: key.text) == "alpha")
+            // Same id, one character of the secret changed: refused.
+            var wrong = Array(key.text)
+            wrong[wrong.count - 1] = wrong[wrong.count - 1] == "A" ? "B" : "A"
+            #expect(try await store.authenticate(bearer: String(wrong)) == nil)
+            #expect(try await store.authenticate(bearer: APIKey.generate().text) == nil)  // unknown id
+            #expect(try await store.authenticate(bearer: "") == nil)
+            #expect(try await store.authenticate(bearer: key.id) == nil)
+            let stored = try #require(try await store.apiKey(id: key.id))
+            #expect(stored.digest.count == 32 && stored.appID == "alpha" && stored.label == "ci")
+            // The key itself is not in the database, only its digest.
+            for (name, bytes) in try await harness.rawContents() {
+                let found = bytes.contains(bytes: Array(key.text.utf8))
+                #expect(!found, "API key text found in \(name)")
+            }
+            #expect(try await store.removeAPIKey(id: key.id))
+            #expect(try await store.authenticate(bearer: key.text) == nil)
+            await #expect {
+                try await store.addAPIKey(StoredAPIKey(key: APIKey.generate(), appID: "nope", createdAt: now))
+            } throws: { ($0 as? GatewayStoreError)?.code == .unknownApp }
+        }
+    }
+
+    // MARK: Isolation between apps
+
+    static func appsAreIsolated(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let alphaKeys = try await StoreFixtures.register(["shared", "only-alpha"], in: "alpha", store)
+            let betaKeys = try await StoreFixtures.register(["shared", "only-beta"], in: "beta", store)
+            _ = try await store.putDevice(
+                appID: "beta", deviceID: "shared", apnsToken: StoreFixtures.token(99), environment: .production,
+                registration: StoreFixtures.registration().1, now: now)
+            #expect(try await store.device(appID: "alpha", deviceID: "shared")?.apnsToken == StoreFixtures.token(0))
+            #expect(try await store.device(appID: "beta", deviceID: "shared")?.apnsToken == StoreFixtures.token(99))
+            #expect(try await store.device(appID: "alpha", deviceID: "only-beta") == nil)
+            #expect(try await store.devices(appID: "alpha", deviceIDs: ["only-beta", "shared", "only-alpha"])
+                .map(\.deviceID) == ["only-alpha", "shared"])
+            #expect(try await store.removeDevice(appID: "alpha", deviceID: "only-beta", now: now) == false)
+            #expect(try await store.device(appID: "beta", deviceID: "only-beta") != nil)
+            #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "only-beta", reason: "x", at: now) == false)
+            #expect(try await store.device(appID: "beta", deviceID: "only-beta")?.unregisteredAt == nil)
+            // Alpha cannot send to beta's device, and learns only that alpha has no such device.
+            var crossing = try fixtures.notification(appID: "alpha", to: ["shared": alphaKeys["shared"]!])
+            crossing.jobs.append(
+                NewNotification.Job(deviceID: "only-beta", body: try fixtures.notification(appID: "beta", to: ["only-beta": betaKeys["only-beta"]!]).jobs[0].body))
+            await #expect {
+                try await store.enqueue(crossing)
+            } throws: { error in
+                let error = error as? GatewayStoreError
+                return error?.code == .unknownDevice && error?.field == "devices[1]"
+            }
+            // Notifications and idempotency keys are per app.
+            let beta = try await store.enqueue(fixtures.notification(appID: "beta", to: betaKeys, idempotencyKey: "k1"))
+            let alpha = try await store.enqueue(fixtures.notification(appID: "alpha", to: alphaKeys, idempotencyKey: "k1"))
+            #expect(!alpha.replayed && !beta.replayed && alpha.id != beta.id)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: beta.id) == nil)
+            #expect(try await store.notificationStatus(appID: "beta", notificationID: beta.id)?.deliveries.count == 2)
+            #expect(try await store.notificationID(appID: "alpha", idempotencyKey: "k1") == alpha.id)
+            #expect(try await store.notificationID(appID: "beta", idempotencyKey: "k1") == beta.id)
+        }
+    }
+
+    // MARK: Idempotency
+
+    static func idempotency(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b", "c"], in: "alpha", store)
+            let first = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "order-1"))
+            #expect(!first.replayed && first.jobCount == 3)
+            let retry = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "order-1"))
+            #expect(retry == EnqueueResult(id: first.id, replayed: true, jobCount: 3))
+            #expect(try await store.queueDepth() == QueueDepth(queued: 3, claimed: 0))
+            // Concurrent retries from several "nodes": one wins, all answer its id.
+            let other = try await harness.makeStore()
+            let requests = try (0..<6).map { _ in
+                try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "order-2")
+            }
+            let results = try await withThrowingTaskGroup(of: EnqueueResult.self) { group in
+                for (index, request) in requests.enumerated() {
+                    let target = index.isMultiple(of: 2) ? store : other
+                    group.addTask { try await target.enqueue(request) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await other.close()
+            #expect(Set(results.map(\.id)).count == 1)
+            #expect(results.filter { !$0.replayed }.count == 1)
+            #expect(requests.map(\.id).contains(results[0].id))
+            #expect(try await store.queueDepth().queued == 6)
+        }
+    }
+
+    static func enqueueValidation(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            var notification = try fixtures.notification(appID: "alpha", to: keys)
+            notification.jobs.append(notification.jobs[0])
+            await #expect {
+                try await store.enqueue(notification)
+            } throws: { ($0 as? GatewayStoreError)?.field == "devices[2]" }
+            notification.jobs = []
+            await #expect(throws: GatewayStoreError.self) { try await store.enqueue(notification) }
+            notification = try fixtures.notification(appID: "alpha", to: keys)
+            notification.priority = 7
+            await #expect {
+                try await store.enqueue(notification)
+            } throws: { ($0 as? GatewayStoreError)?.field == "priority" }
+            #expect(try await store.queueDepth().total == 0)  // nothing half-written
+        }
+    }
+
+    // MARK: Claims and leases
+
+    static func concurrentClaimersNeverShareAJob(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let devices = (0..<30).map { "d\($0)" }
+            let keys = try await StoreFixtures.register(devices, in: "alpha", store)
+            var expected = 0
+            for _ in 0..<4 {
+                expected += try await store.enqueue(fixtures.notification(appID: "alpha", to: keys)).jobCount
+            }
+            let nodeB = try await harness.makeStore()
+            let nodeC = try await harness.makeStore()
+            let workers: [(String, any GatewayStore)] = [("a1", store), ("a2", store), ("b", nodeB), ("c", nodeC)]
+            let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for (owner, node) in workers {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let batch = try await node.claim(owner: owner, limit: 7, leaseDuration: .seconds(60), now: now)
+                            if batch.isEmpty { return mine }
+                            #expect(batch.allSatisfy { $0.attempts == 1 })
+                            mine += batch.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[Int64]]()) { $0.append($1) }
+            }
+            try await nodeB.close()
+            try await nodeC.close()
+            let all = claims.flatMap { $0 }
+            #expect(all.count == expected)
+            #expect(Set(all).count == expected)  // nobody got a job twice
+            #expect(claims.filter { !$0.isEmpty }.count >= 2)  // the claimers really ran side by side
+            #expect(try await store.queueDepth() == QueueDepth(queued: 0, claimed: expected))
+        }
+    }
+
+    static func expiredLeaseIsTakenOver(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            let dead = try await store.claim(owner: "dead-node", limit: 10, leaseDuration: .seconds(30), now: now)
+            #expect(dead.count == 2)
+            #expect(dead[0].leaseExpiresAt == now.addingTimeInterval(30))
+            #expect(dead[0].notificationID == sent.id && dead[0].apnsToken == StoreFixtures.token(0))
+            #expect(dead[0].environment == .sandbox && dead[0].priority == 10)
+            #expect(dead[0].collapseID == sent.id.uuidString.lowercased())
+            // While the lease runs nobody else gets the jobs.
+            #expect(try await store.claim(owner: "live", limit: 10, leaseDuration: .seconds(30), now: now.addingTimeInterval(29)).isEmpty)
+            let taken = try await store.claim(owner: "live", limit: 10, leaseDuration: .seconds(30), now: now.addingTimeInterval(30))
+            #expect(Set(taken.map(\.id)) == Set(dead.map(\.id)))
+            #expect(taken.allSatisfy { $0.attempts == 2 })
+            #expect(taken[0].body == dead[0].body)  // a resend carries the same sealed body
+            // The dead node comes back: its lease is gone, nothing changes.
+            #expect(try await store.finish(jobID: dead[0].id, owner: "dead-node", outcome: .sent(apnsID: "x"), now: now.addingTimeInterval(31)) == false)
+            #expect(try await store.finish(jobID: taken[0].id, owner: "live", outcome: .sent(apnsID: "6f1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10"), now: now.addingTimeInterval(31)))
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id))
+            #expect(status.deliveries[0].state == .sent)
+            #expect(status.deliveries[0].apnsID == "6f1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10")
+            #expect(status.deliveries[0].attempts == 2)
+        }
+    }
+
+    // MARK: Transitions
+
+    static func transitions(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let devices = ["sent", "failed", "retry", "expired", "gone"]
+            let keys = try await StoreFixtures.register(devices, in: "alpha", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            let later = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["gone": keys["gone"]!]))
+            #expect(try await store.queueDepth() == QueueDepth(queued: 6, claimed: 0))
+            let jobs = try await store.claim(owner: "w", limit: 5, leaseDuration: .seconds(60), now: now)
+            #expect(try await store.queueDepth() == QueueDepth(queued: 1, claimed: 5))
+            let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.deviceID, $0) })
+            let t = now.addingTimeInterval(1)
+            #expect(try await store.finish(jobID: job["sent"]!.id, owner: "w", outcome: .sent(apnsID: "id-1"), now: t))
+            #expect(try await store.finish(jobID: job["failed"]!.id, owner: "w", outcome: .failed(reason: "PayloadTooLarge"), now: t))
+            #expect(try await store.finish(jobID: job["retry"]!.id, owner: "w", outcome: .retry(reason: "TooManyRequests", notBefore: now.addingTimeInterval(10)), now: t))
+            #expect(try await store.finish(jobID: job["expired"]!.id, owner: "w", outcome: .expired, now: t))
+            #expect(try await store.finish(jobID: job["gone"]!.id, owner: "w", outcome: .unregistered(reason: "Unregistered"), now: t))
+            // A job that is no longer claimed cannot be finished again.
+            #expect(try await store.finish(jobID: job["sent"]!.id, owner: "w", outcome: .failed(reason: "x"), now: t) == false)
+
+            var status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id))
+            let byDevice = Dictionary(uniqueKeysWithValues: status.deliveries.map { ($0.deviceID, $0) })
+            #expect(byDevice["sent"]?.state == .sent && byDevice["sent"]?.apnsID == "id-1")
+            #expect(byDevice["failed"]?.state == .failed && byDevice["failed"]?.reason == "PayloadTooLarge")
+            #expect(byDevice["retry"]?.state == .queued && byDevice["retry"]?.reason == "TooManyRequests")
+            #expect(byDevice["expired"]?.state == .expired)
+            #expect(byDevice["gone"]?.state == .unregistered && byDevice["gone"]?.reason == "Unregistered")
+            #expect(byDevice["gone"]?.updatedAt == t)
+            // The unregistered outcome marked the device and ended its other waiting job.
+            #expect(try await store.device(appID: "alpha", deviceID: "gone")?.unregisteredAt == t)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: later.id)?.deliveries[0].state == .unregistered)
+            #expect(try await store.queueDepth() == QueueDepth(queued: 1, claimed: 0))
+
+            // The retry waits for its time, then comes back with its attempt counted.
+            #expect(try await store.claim(owner: "w", limit: 5, leaseDuration: .seconds(60), now: now.addingTimeInterval(9)).isEmpty)
+            let again = try await store.claim(owner: "w", limit: 5, leaseDuration: .seconds(60), now: now.addingTimeInterval(10))
+            #expect(again.map(\.deviceID) == ["retry"] && again[0].attempts == 2)
+
+            // A new notification to the unregistered device starts unregistered and is never claimed.
+            let toGone = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["gone": keys["gone"]!]))
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: toGone.id)?.deliveries[0].state == .unregistered)
+            // Registering again clears the mark.
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "gone", apnsToken: StoreFixtures.token(42), environment: .sandbox,
+                registration: StoreFixtures.registration().1, now: now.addingTimeInterval(20))
+            #expect(try await store.device(appID: "alpha", deviceID: "gone")?.unregisteredAt == nil)
+            status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id))
+            #expect(status.deliveries.count == 5)
+        }
+    }
+
+    static func unregisteredAfterTokenChangeKeepsDevice(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["phone"], in: "alpha", store)
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            let job = try #require(try await store.claim(owner: "w", limit: 1, leaseDuration: .seconds(60), now: now).first)
+            // The app registers a new token while the old one is being refused by APNs.
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "phone", apnsToken: StoreFixtures.token(7), environment: .sandbox,
+                registration: StoreFixtures.registration().1, now: now.addingTimeInterval(1))
+            #expect(try await store.finish(jobID: job.id, owner: "w", outcome: .unregistered(reason: "BadDeviceToken"), now: now.addingTimeInterval(2)))
+            #expect(try await store.device(appID: "alpha", deviceID: "phone")?.unregisteredAt == nil)
+        }
+    }
+
+    static func markUnregisteredAndExpiry(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b", "c"], in: "alpha", store)
+            let short = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["a": keys["a"]!, "b": keys["b"]!], ttl: 60))
+            let long = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["c": keys["c"]!], ttl: 3600))
+            #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "b", reason: "Unregistered", at: now))
+            #expect(try await store.device(appID: "alpha", deviceID: "b")?.unregisteredAt == now)
+            // "a" is claimed and its lease runs out after the notification expired.
+            #expect(try await store.claim(owner: "w", limit: 1, leaseDuration: .seconds(90), now: now).map(\.deviceID) == ["a"])
+            // Past expiry nothing of the short notification is handed out.
+            #expect(try await store.claim(owner: "w", limit: 10, leaseDuration: .seconds(30), now: now.addingTimeInterval(60)).map(\.deviceID) == ["c"])
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(60)) == 0)  // a's lease still runs
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(90)) == 1)
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: short.id))
+            #expect(status.deliveries.map(\.state) == [.expired, .unregistered])
+            #expect(status.expiresAt == now.addingTimeInterval(60))
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: long.id)?.deliveries[0].state == .claimed)
+        }
+    }
+
+    // MARK: Plaintext never reaches the database
+
+    static func plaintextNeverStored(_ harness: any StoreHarness) async throws {
+        let marker = "PLAINTEXT-MARKER-" + UUID().uuidString
+        let visible = "visible-device-" + UUID().uuidString  // not secret: proves the scan sees what was written
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register([visible, "other"], in: "alpha", store)
+            var content = NotificationContent(title: marker, body: "Your code is \(marker)")
+            content.data = .object(["secret": .string(marker)])
+            let first = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, content: content, idempotencyKey: "k"))
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, content: content, idempotencyKey: "k"))
+            let claimed = try await store.claim(owner: "w", limit: 10, leaseDuration: .seconds(30), now: now)
+            for job in claimed {
+                _ = try await store.finish(jobID: job.id, owner: "w", outcome: .retry(reason: "InternalServerError", notBefore: now), now: now)
+            }
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: first.id)?.deliveries.count == 2)
+            // Content in clear cannot be handed to the store as a body at all.
+            let clear = try JSONSerialization.data(withJSONObject: ["title": marker])
+            #expect(throws: GatewayStoreError.self) { try SealedBody(apnsBody: [UInt8](clear)) }
+            #expect(throws: GatewayStoreError.self) {
+                try SealedBody(apnsBody: Array(#"{"aps":{"alert":{"body":"\#(marker)"}}}"#.utf8))
+            }
+
+            let contents = try await harness.rawContents()
+            #expect(!contents.isEmpty)
+            let written = contents.flatMap(\.bytes)
+            let sawVisible = written.contains(bytes: Array(visible.utf8))
+            #expect(sawVisible, "the scan did not see the device id it wrote")
+            let hexMarker = Array(marker.utf8).map { String(format: "%02x", $0) }.joined()
+            for (name, bytes) in contents {
+                let plain = bytes.contains(bytes: Array(marker.utf8))
+                let hex = bytes.contains(bytes: Array(hexMarker.utf8))
+                #expect(!plain, "plaintext marker found in \(name) (\(bytes.count) bytes scanned)")
+                #expect(!hex, "plaintext marker (hex) found in \(name) (\(bytes.count) bytes scanned)")
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SealedPushGateway
+
+/// A fresh, empty database for one test, the stores that talk to it, and raw access to what it wrote.
+protocol StoreHarness: Sendable {
+    /// A new store on the test's database (like a new gateway node or a restarted process).
+    func makeStore() async throws -> any GatewayStore
+    /// Runs SQL directly, bypassing the store.
+    func execute(_ sql: String) async throws
+    /// Everything the database holds, as bytes a marker can be searched in (files, or table contents).
+    func rawContents() async throws -> [(name: String, bytes: [UInt8])]
+    /// Deletes the database.
+    func tearDown() async throws
+}
+
+/// The SQLite database of a test: a real file in a fresh temporary directory.
+struct SQLiteHarness: StoreHarness {
+    let directory: URL
+    var path: String { directory.appendingPathComponent("gateway.sqlite").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sealedpush-gateway-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func makeStore() async throws -> any GatewayStore { try SQLiteGatewayStore(path: path) }
+
+    func execute(_ sql: String) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw HarnessError("sqlite3 exited \(process.terminationStatus)") }
+    }
+
+    /// The database file and its `-wal` file, byte for byte.
+    func rawContents() async throws -> [(name: String, bytes: [UInt8])] {
+        try ["", "-wal"].compactMap { suffix in
+            let file = path + suffix
+            guard FileManager.default.fileExists(atPath: file) else { return nil }
+            return (name: "gateway.sqlite\(suffix)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))
+        }
+    }
+
+    func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// The PostgreSQL database of a test: a new database on the server `SEALEDPUSH_TEST_POSTGRES_URL` names
+/// (`scripts/postgres-test.sh start`), dropped afterwards.
+struct PostgresHarness: StoreHarness {
+    /// The server's URL, or nil when PostgreSQL tests are not configured.
+    static let serverURL: String? = ProcessInfo.processInfo.environment["SEALEDPUSH_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    let database: String
+    let url: String
+
+    init() async throws {
+        guard let server = Self.serverURL, var components = URLComponents(string: server) else {
+            throw HarnessError("SEALEDPUSH_TEST_POSTGRES_URL is not set")
+        }
+        let name = "sp_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await Self.admin { client in
+            _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        }
+        components.path = "/" + name
+        database = name
+        url = components.string!
+    }
+
+    func makeStore() async throws -> any GatewayStore { try PostgresGatewayStore(url: url) }
+
+    func execute(_ sql: String) async throws {
+        try await Self.withClient(url: url) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
+    }
+
+    /// Every row of every table of the test database, as text (`bytea` columns render as `\x` + hex).
+    func rawContents() async throws -> [(name: String, bytes: [UInt8])] {
+        try await Self.withClient(url: url) { client in
+            var tables: [String] = []
+            for try await name in try await client.query(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+            ).decode(String.self) {
+                tables.append(name)
+            }
+            var contents: [(name: String, bytes: [UInt8])] = []
+            for table in tables {
+                var text = ""
+                for try await row in try await client.query(PostgresQuery(unsafeSQL: "SELECT t::text FROM \(table) t"))
+                    .decode(String.self)
+                {
+                    text += row + "\n"
+                }
+                contents.append((name: table, bytes: Array(text.utf8)))
+            }
+            return contents
+        }
+    }
+
+    func tearDown() async throws {
+        try await Self.admin { client in
+            _ = try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"))
+        }
+    }
+
+    private static func admin<T: Sendable>(_ body: (PostgresClient) async throws -> T) async throws -> T {
+        try await withClient(url: serverURL!, body)
+    }
+
+    private static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws
+        -> T
+    {
+        let components = URLComponents(string: url)!
+        let configuration = PostgresClient.Configuration(
+            host: components.host!, port: components.port ?? 5432, username: components.user!,
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        let client = PostgresClient(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Array where Element == UInt8 {
+    /// True when `needle` occurs in these bytes.
+    func contains(bytes needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count else { return false }
+        for start in 0...(count - needle.count) where self[start] == needle[0] {
+            if Array(self[start..<(start + needle.count)]) == needle { return true }
+        }
+        return false
+    }
+}
