@@ -139,7 +139,7 @@ let package = Package(
             name: "sealed-push",
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
-                "SealedPushBlobServer",
+                "SealedPushBlobServer", "SealedPushClientURLSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -3,14 +3,18 @@ import Foundation
 import Logging
 import SealedPushAPNs
 import SealedPushAPNsEmulator
+import SealedPushBlobServer
 import SealedPushClient
+import SealedPushClientURLSession
 import SealedPushCore
 import SealedPushServer
 
 /// `sealed-push demo`: the whole path on loopback with embedded defaults.
 ///
 /// APNs emulator (TLS + HTTP/2) → server identity and device key ring → seal → send with a provider token →
-/// take what the emulator delivered → the notification-service step on the device side → the decrypted content.
+/// take what the emulator delivered → the notification-service step on the device side → the decrypted content;
+/// then an encrypted image: a blob server on loopback, the image sealed as a blob, the step downloading and
+/// decrypting it into a file next to the text.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -51,6 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
         emulatorConfiguration.certificateOutputPath = path("emulator-cert.pem")
         emulatorConfiguration.allowedTopics = [topic]
         emulatorConfiguration.knownDeviceTokens = [deviceToken.hex]
+        emulatorConfiguration.recordedNotificationsPerToken = 2  // the text and the photo notification
         let emulator = try APNsEmulator(configuration: emulatorConfiguration, logger: logger)
         try await emulator.start()
         say("1. APNs emulator on https://127.0.0.1:\(emulator.port) (TLS 1.2+, ALPN h2, self-signed certificate)")
@@ -91,6 +96,31 @@ struct DemoCommand: AsyncParsableCommand {
         say("3. backend sealed for key \(sealed.recipientKeyID.hex) as server key \(identity.keyID.hex): "
             + "\(sealed.payload.count) of 4096 bytes, in \(format(sealTime))")
 
+        // 3b. An encrypted image: a blob store served on loopback; the backend encrypts the file into it (the store
+        // and the server only ever hold ciphertext) and puts the descriptor, with the blob key, in the content.
+        let blobStore = try FileSystemBlobStore(directory: path("blobs"))
+        let blobServer = BlobServer(store: blobStore)
+        try await blobServer.start()
+        defer { Task { await blobServer.stop() } }
+        let image = DemoImage.png()
+        var offset = 0
+        let stored = try await blobStore.store(encryptor: BlobEncryptor()) { buffer in
+            let count = min(buffer.count, image.count - offset)
+            image.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+            offset += count
+            return count
+        }
+        let descriptor = try stored.encrypted.attachment(
+            url: "http://127.0.0.1:\(blobServer.port)/\(stored.name.text)",
+            mediaType: try AttachmentMediaType(mimeType: "image/png").orThrow(SealedPushError(.io, "no PNG type")),
+            name: "table.png")
+        let photo = NotificationContent(
+            title: title, body: "The table, for reference 📷", threadID: "dinner-plans", attachments: [descriptor.jsonValue])
+        let sealedPhoto = try sealer.seal(photo, to: record.currentKey(at: now), ttl: 3600, now: now)
+        say("3b. a \(image.count)-byte PNG encrypted into blob \(stored.name.text.prefix(12))… "
+            + "(\(stored.encrypted.ciphertextSize) bytes, served on http://127.0.0.1:\(blobServer.port)); its notification: "
+            + "\(sealedPhoto.payload.count) bytes")
+
         // 4. Delivery over real TLS + HTTP/2 with an ES256 provider token.
         let issuer = try ProviderTokenIssuer(
             key: APNsSigningKey(contentsOfFile: path("AuthKey_\(keyID).p8")), keyID: keyID, teamID: teamID)
@@ -104,16 +134,22 @@ struct DemoCommand: AsyncParsableCommand {
             deviceToken: deviceToken, topic: topic, payload: sealed.payload, priority: .immediate,
             expiration: Date(timeIntervalSince1970: TimeInterval(sealed.expiresAt))))
         let sendTime = clock.now - started
+        let photoReport = await client.send(APNsNotification(
+            deviceToken: deviceToken, topic: topic, payload: sealedPhoto.payload, priority: .immediate,
+            expiration: Date(timeIntervalSince1970: TimeInterval(sealedPhoto.expiresAt))))
         await client.shutdown()
-        guard case .delivered(let apnsID) = report.result else {
-            throw SealedPushError(.io, "the emulator did not accept the notification: \(report.result)")
+        guard case .delivered(let apnsID) = report.result, case .delivered = photoReport.result else {
+            throw SealedPushError(.io, "the emulator did not accept the notifications: \(report.result), \(photoReport.result)")
         }
         say("4. APNs accepted it: apns-id \(apnsID.uuidString.lowercased()), \(report.attempts) request, "
             + "in \(format(sendTime))")
 
         // 5. What APNs (and anyone logging pushes) sees: the placeholder and an opaque envelope.
-        let delivered = try emulator.recorder.notifications(for: deviceToken.hex).last.map(\.body)
+        let recorded = emulator.recorder.notifications(for: deviceToken.hex).map(\.body)
+        let delivered = try recorded.first { $0 == sealed.payload }
             .orThrow(SealedPushError(.io, "the emulator recorded nothing for the device"))
+        let deliveredPhoto = try recorded.first { $0 == sealedPhoto.payload }
+            .orThrow(SealedPushError(.io, "the emulator recorded no photo notification for the device"))
         let seen = String(decoding: delivered, as: UTF8.self)
         say("5. APNs saw: \(seen.prefix(110))…")
         let leaked = [title, body, "dinner-plans", "INVITE", "4217"].filter { seen.contains($0) }
@@ -140,11 +176,37 @@ struct DemoCommand: AsyncParsableCommand {
             + "level \(opened.interruptionLevel?.rawValue ?? "-")")
         guard opened == content else { throw SealedPushError(.malformedContent, "the opened content differs") }
 
-        // 7. The same push again: the replay guard refuses it and the placeholder is shown.
+        // 7. The photo: the extension step downloads the blob with the time it has left, decrypts it chunk by chunk
+        // into a file in the app group (here: the work directory), and delivers it with the text.
+        let attachmentDirectory = directory.appendingPathComponent("attachments")
+        try FileManager.default.createDirectory(at: attachmentDirectory, withIntermediateDirectories: true)
+        let photoStep = NotificationServiceStep(receiver: receiver, configuration: .init(
+            fallbackPlaceholder: .text(body: "New notification"),
+            attachments: AttachmentConfiguration(transport: URLSessionBlobTransport(), directory: attachmentDirectory)))
+        started = clock.now
+        let photoDelivery = await withCheckedContinuation { continuation in
+            photoStep.didReceive(NotificationRequest(body: deliveredPhoto)) { continuation.resume(returning: $0) }
+        }
+        let photoTime = clock.now - started
+        guard case .decrypted(let openedPhoto) = photoDelivery.content, let file = photoDelivery.attachments.first,
+            photoDelivery.attachmentFailures.isEmpty
+        else {
+            throw SealedPushError(
+                .io, "the photo did not arrive: \(photoDelivery.outcome) \(photoDelivery.attachmentFailures)")
+        }
+        guard try Data(contentsOf: file.fileURL) == Data(image) else {
+            throw SealedPushError(.blobAuthenticationFailure, "the decrypted image differs from the original")
+        }
+        say("7. the step opened the photo notification and fetched its image in \(format(photoTime)):")
+        say("   body:     \(openedPhoto.body ?? "")")
+        say("   image:    \(file.fileURL.lastPathComponent) (\(image.count) bytes, \(file.mediaType.mimeType), "
+            + "identical to the original) — ready for UNNotificationAttachment")
+
+        // 8. The same push again: the replay guard refuses it and the placeholder is shown.
         let replay = await withCheckedContinuation { continuation in
             step.didReceive(NotificationRequest(body: delivered)) { continuation.resume(returning: $0) }
         }
-        say("7. delivering the same push again → \(describe(replay.outcome)) (placeholder shown)")
+        say("8. delivering the same push again → \(describe(replay.outcome)) (placeholder shown)")
         say("done: sealed \(format(sealTime)), sent \(format(sendTime)), opened \(format(openTime)); "
             + "payload \(sealed.payload.count) bytes")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SealedPushClient
+import SealedPushClientURLSession
 import SealedPushCore
 
 /// `sealed-push open`: open an APNs body on the device side and print the content as JSON.
@@ -33,11 +34,20 @@ struct OpenCommand: AsyncParsableCommand {
     @Option(help: "The time to check expiry against: ISO 8601 or UNIX seconds (default: now).")
     var now: String?
 
+    @Option(help: ArgumentHelp(
+        "With --keyring: fetch attachments (and content sent by reference) into this directory, as the extension "
+            + "does; files are printed to stderr, failures named.", valueName: "dir"))
+    var attachmentsDir: String?
+
+    @Option(help: "With --attachments-dir: the time allowed for opening and fetching, in seconds (default 25).")
+    var deadline: Int = 25
+
     func validate() throws {
         guard deviceKeys.isEmpty != (keyring == nil) else {
             throw ValidationError("give either --keyring DIR or one or more --device-key FILE")
         }
         guard !serverPublic.isEmpty else { throw ValidationError("give at least one --server-public SPK1:… key") }
+        if attachmentsDir != nil, keyring == nil { throw ValidationError("--attachments-dir needs --keyring") }
     }
 
     func run() async throws {
@@ -46,7 +56,34 @@ struct OpenCommand: AsyncParsableCommand {
             let body = try CLIIO.readPayload(payload)
             let time = try CLIIO.parseNow(now)
             let opened: OpenedNotification
-            if let keyring {
+            if let keyring, let attachmentsDir {
+                // The extension's own path: the step, with attachments and content references fetched.
+                let receiver = try SealedPushReceiver(
+                    directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
+                    clock: .fixed(time))
+                let directory = URL(fileURLWithPath: attachmentsDir)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                let step = NotificationServiceStep(receiver: receiver, configuration: .init(
+                    deadline: .seconds(deadline),
+                    attachments: AttachmentConfiguration(transport: URLSessionBlobTransport(), directory: directory)))
+                let delivery = await withCheckedContinuation { continuation in
+                    step.didReceive(NotificationRequest(body: body)) { continuation.resume(returning: $0) }
+                }
+                guard case .decrypted(let content) = delivery.content, case .decrypted = delivery.outcome else {
+                    if case .fallback(let reason) = delivery.outcome {
+                        throw SealedPushError(.named(Self.code(for: reason)) ?? .io, "the step fell back: \(reason.rawValue)")
+                    }
+                    throw SealedPushError(.io, "the step delivered no content")
+                }
+                for attachment in delivery.attachments {
+                    CLIIO.writeStderr("attachment \(attachment.index): \(attachment.fileURL.path)"
+                        + " (\(attachment.mediaType.mimeType)\(attachment.isThumbnail ? ", thumbnail" : ""))\n")
+                }
+                for failure in delivery.attachmentFailures { CLIIO.writeStderr("not delivered: \(failure)\n") }
+                CLIIO.writeStdout(String(decoding: try content.canonicalJSON(), as: UTF8.self) + "\n")
+                return
+            } else if let keyring {
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
                     clock: .fixed(time))
@@ -63,6 +100,21 @@ struct OpenCommand: AsyncParsableCommand {
                 opened = try opener.open(body: body, now: time)
             }
             CLIIO.writeStdout(String(decoding: try opened.content.canonicalJSON(), as: UTF8.self) + "\n")
+        }
+    }
+
+    /// The error code a fallback reason stands for (the step reports reasons; the CLI reports codes).
+    private static func code(for reason: FallbackReason) -> String {
+        switch reason {
+        case .keysUnavailable: "keysUnavailable"
+        case .unknownKey: "unknownRecipientKey"
+        case .unknownSender: "unknownSenderKey"
+        case .authenticationFailure: "authenticationFailure"
+        case .expired: "expired"
+        case .notYetValid: "notYetValid"
+        case .replayed: "replayed"
+        case .malformed: "malformedContent"
+        case .timedOut: "deadlineExceeded"
         }
     }
 }

@@ -250,5 +250,54 @@ import Testing
         // What APNs saw carries none of the content.
         let seen = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("5. APNs saw") })
         #expect(!seen.contains("Table") && !seen.contains("Dinner"))
+        // The encrypted image went through the blob server and the step into a file identical to the original.
+        #expect(result.stdout.contains("identical to the original"))
+        let attachments = try FileManager.default.contentsOfDirectory(atPath: path("demo/attachments"))
+        #expect(attachments.count == 1 && attachments.first?.hasSuffix(".png") == true)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: path("demo/blobs")).filter { !$0.hasPrefix(".") }
+        let stored = try Data(contentsOf: URL(fileURLWithPath: path("demo/blobs/" + (blobs.first ?? ""))))
+        #expect(!stored.starts(with: [0x89, 0x50, 0x4E, 0x47]), "the blob store holds ciphertext, not the PNG")
+    }
+
+    /// Issue 11 point 6 through the shipped CLI: seal --attach into a blob directory, serve it, open with
+    /// --attachments-dir; the file comes back identical.
+    @Test func sealAttachServeAndOpenWithAttachments() throws {
+        let serverPublic = try run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        let registration = try run(["device", "init", "--keyring", "ring"])
+        let devicePublic = try #require(
+            try JSONSerialization.jsonObject(with: Data(registration.stdout.utf8)) as? [String: Any])["publicKey"] as? String
+        let audio = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try audio.write(to: URL(fileURLWithPath: path("clip.m4a")))
+        // Serve the blob directory on an ephemeral port; its first stdout line names the URL.
+        try FileManager.default.createDirectory(atPath: path("blobs"), withIntermediateDirectories: true)
+        let server = Process()
+        server.executableURL = Self.binary
+        server.arguments = ["blobs", "serve", "--dir", path("blobs"), "--port", "0"]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        var line = Data()
+        while !line.contains(0x0A) {
+            let piece = out.fileHandleForReading.availableData
+            if piece.isEmpty { break }
+            line.append(piece)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        let url = try #require(text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("http://") })
+        let prefix = url.hasSuffix("/") ? String(url) : String(url) + "/"
+        let sealed = try run([
+            "seal", "--server-key", "server.key", "--device-public", try #require(devicePublic), "--topic", "t.example",
+            "--body", "listen", "--attach", "clip.m4a", "--blob-dir", path("blobs"), "--blob-url", prefix,
+        ])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stderr.contains("encrypting clip.m4a"))
+        let opened = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                              "--attachments-dir", "received"], stdin: sealed.stdout)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: path("received"))
+        #expect(files.count == 1 && files.first?.hasSuffix(".m4a") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path("received/" + (files.first ?? "")))) == audio)
     }
 }
