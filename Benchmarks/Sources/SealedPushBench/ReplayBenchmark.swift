@@ -35,9 +35,14 @@ enum ReplayBenchmark {
             try memory.checkAndRecord(messageID: nextID(), issuedAt: now - 86_400 + UInt64(index) * 86_400 / UInt64(capacity),
                                       expiresAt: now + 2_419_200 - 86_400, now: now)
         }
+        // Time moves one second per message, as it would on a device: each check evicts the oldest id.
+        var clock = now
         let memorySamples = try Runner.compare([
             Benchmark(name: "memory") { count in
-                for _ in 0..<count { try memory.checkAndRecord(messageID: nextID(), issuedAt: now, expiresAt: now + 3_600, now: now) }
+                for _ in 0..<count {
+                    clock += 1
+                    try memory.checkAndRecord(messageID: nextID(), issuedAt: clock, expiresAt: clock + 3_600, now: clock)
+                }
                 return count
             }
         ])
@@ -66,8 +71,10 @@ enum ReplayBenchmark {
         // A full state, written from the spec's layout (keyring-v1 §5: 33-byte header, 32-byte entries by id).
         try Data(specFile(count: capacity, now: now, next: nextID)).write(
             to: directory.appendingPathComponent(FileReplayGuard.fileName))
+        var fileClock = now
         let full = try medianWall {
-            try file.checkAndRecord(messageID: nextID(), issuedAt: now, expiresAt: now + 3_600, now: now)
+            fileClock += 1
+            try file.checkAndRecord(messageID: nextID(), issuedAt: fileClock, expiresAt: fileClock + 3_600, now: fileClock)
         }
         let state = try file.state(now: now)
         print(String(format: "replay: file guard check %.2f ms empty, %.2f ms full (%d ids); open %.1f µs",
