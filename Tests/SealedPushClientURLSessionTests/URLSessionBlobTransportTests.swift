@@ -118,7 +118,7 @@ struct URLSessionBlobTransportTests {
                 mediaType: AttachmentMediaType(mimeType: mimeType)!)
             let file = try await fetch(descriptor, into: target)
             #expect(file.pathExtension == fileExtension)
-            #expect(try [UInt8](Data(contentsOf: file)) == plaintext)
+            #expect(Bool(try [UInt8](Data(contentsOf: file)) == plaintext), "the decrypted file differs")
             #expect(try entries(target) == [file.lastPathComponent])  // no partial file beside it
             try FileManager.default.removeItem(at: file)
         }
