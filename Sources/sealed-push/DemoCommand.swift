@@ -103,13 +103,7 @@ struct DemoCommand: AsyncParsableCommand {
         try await blobServer.start()
         defer { Task { await blobServer.stop() } }
         let image = DemoImage.png()
-        var offset = 0
-        let stored = try await blobStore.store(encryptor: BlobEncryptor()) { buffer in
-            let count = min(buffer.count, image.count - offset)
-            image.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
-            offset += count
-            return count
-        }
+        let stored = try await blobStore.store(encryptor: BlobEncryptor(), bytes: image)
         let descriptor = try stored.encrypted.attachment(
             url: "http://127.0.0.1:\(blobServer.port)/\(stored.name.text)",
             mediaType: try AttachmentMediaType(mimeType: "image/png").orThrow(SealedPushError(.io, "no PNG type")),

@@ -31,15 +31,7 @@ final class ServedStore: Sendable {
 
     /// Encrypts `plaintext` into the store; returns the name and the stored file's bytes (read back from disk).
     func add(_ plaintext: [UInt8]) async throws -> (name: BlobName, file: [UInt8]) {
-        var offset = 0
-        let stored = try await store.store(encryptor: try BlobEncryptor()) { buffer in
-            let count = min(buffer.count, plaintext.count - offset)
-            plaintext.withUnsafeBytes {
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
-            }
-            offset += count
-            return count
-        }
+        let stored = try await store.store(encryptor: try BlobEncryptor(), bytes: plaintext)
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/" + stored.name.text)))
         return (stored.name, file)
     }

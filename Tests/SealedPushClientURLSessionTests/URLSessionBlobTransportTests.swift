@@ -104,15 +104,7 @@ struct URLSessionBlobTransportTests {
         }
         for (size, mimeType, fileExtension) in [(700_001, "image/png", "png"), (3_000_000, "video/mp4", "mp4")] {
             let plaintext = randomBytes(size)
-            var offset = 0
-            let stored = try await store.store(encryptor: try BlobEncryptor()) { buffer in
-                let count = min(buffer.count, plaintext.count - offset)
-                plaintext.withUnsafeBytes {
-                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
-                }
-                offset += count
-                return count
-            }
+            let stored = try await store.store(encryptor: try BlobEncryptor(), bytes: plaintext)
             let descriptor = try stored.encrypted.attachment(
                 url: "http://127.0.0.1:\(server.port)/\(stored.name.text)",
                 mediaType: AttachmentMediaType(mimeType: mimeType)!)

@@ -61,4 +61,25 @@ extension BlobStore {
             throw error
         }
     }
+
+    /// Encrypts bytes already in memory (content sent by reference, a generated file) into a new blob.
+    ///
+    /// - Parameters:
+    ///   - encryptor: A fresh encryptor (a new blob key).
+    ///   - bytes: The plaintext.
+    /// - Returns: The stored blob's name and key.
+    /// - Throws: As ``store(encryptor:reading:)``.
+    public func store(encryptor: BlobEncryptor, bytes: [UInt8]) async throws -> StoredBlob {
+        var offset = 0
+        return try await store(encryptor: encryptor) { buffer in
+            let count = Swift.min(buffer.count, bytes.count - offset)
+            if count > 0 {
+                bytes.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)]))
+                }
+            }
+            offset += count
+            return count
+        }
+    }
 }

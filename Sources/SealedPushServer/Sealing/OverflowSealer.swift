@@ -96,17 +96,8 @@ public final class OverflowSealer: Sendable {
                 "the content is \(json.count) bytes of JSON; even by reference at most \(cap) bytes are sent "
                     + "(and \(Padding.maxContentLength) inline)")
         }
-        let encryptor = try BlobEncryptor()
-        var offset = 0
-        let source = json
-        let stored = try await store.store(encryptor: encryptor) { buffer in
-            let count = min(buffer.count, source.count - offset)
-            if count > 0 {
-                source.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
-            }
-            offset += count
-            return count
-        }
+        // The one copy of the plaintext is `json`, wiped on return (no second, unwiped copy for the reader).
+        let stored = try await store.store(encryptor: BlobEncryptor(), bytes: json)
         let reference = try stored.encrypted.reference(url: urlPrefix + stored.name.text)
         return PreparedContent(envelopeContent: try preview(of: content, reference: reference), blobName: stored.name)
     }
