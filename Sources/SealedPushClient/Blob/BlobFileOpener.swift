@@ -187,20 +187,3 @@ public final class BlobFileOpener: @unchecked Sendable {
         return SealedPushError(.io, "\(what): \(String(cString: strerror(code)))")
     }
 }
-
-/// Unambiguous names for libc calls.
-private enum Glue {
-    static func createExclusive(_ path: String) -> Int32 {
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    }
-
-    static func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(descriptor, buffer, count)
-        #elseif canImport(Musl)
-        Musl.write(descriptor, buffer, count)
-        #else
-        Darwin.write(descriptor, buffer, count)
-        #endif
-    }
-}

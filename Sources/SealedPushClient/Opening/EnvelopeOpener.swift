@@ -161,13 +161,7 @@ public struct EnvelopeOpener: Sendable {
         }
         // Step 10a: not-before, with the spec's clock skew. An authentic envelope from the far future would
         // otherwise open today and occupy the replay state until then.
-        guard header.issuedAt <= now || header.issuedAt - now <= EnvelopeV1.maxClockSkew else {
-            throw SealedPushError(
-                .notYetValid,
-                "the envelope was issued at \(header.issuedAt) (UNIX seconds), more than \(EnvelopeV1.maxClockSkew) s "
-                    + "after now (\(now)); check the sender's and the device's clocks"
-            )
-        }
+        try EnvelopeV1.checkNotBefore(issuedAt: header.issuedAt, now: now)
         // Step 11: SetupAuthR + Open(aad = header). One error for every cryptographic failure.
         var padded: [UInt8]
         do {

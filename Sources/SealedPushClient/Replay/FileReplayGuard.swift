@@ -71,10 +71,8 @@ public struct FileReplayGuard: ReplayGuard {
     /// - Throws: `SealedPushError` with code `keyStoreCorrupt` (a link or FIFO where the state or lock belongs) or
     ///   `io`.
     public func reset() throws {
-        guard let directoryPath = try? existingDirectory() else {
-            _ = try POSIXFile.checkDirectory(directory.path)
-            return
-        }
+        let directoryPath = directory.path
+        guard try POSIXFile.checkDirectory(directoryPath) else { return }
         try POSIXFile.withExclusiveLock(lockPath, create: true) {
             // rename replaces whatever is at the path (a damaged file, a link, a FIFO) without touching a target.
             try POSIXFile.writeAtomically(ReplayLedger().encoded(), to: filePath, directory: directoryPath)

@@ -172,12 +172,7 @@ struct ReplayLedger: Equatable {
         guard now < expiresAt else {
             throw SealedPushError(.expired, "the envelope expired at \(expiresAt) (UNIX seconds); now is \(now)")
         }
-        guard issuedAt <= now || issuedAt - now <= EnvelopeV1.maxClockSkew else {
-            throw SealedPushError(
-                .notYetValid,
-                "the envelope was issued at \(issuedAt) (UNIX seconds), more than \(EnvelopeV1.maxClockSkew) s after "
-                    + "now (\(now)); check the sender's and the device's clocks")
-        }
+        try EnvelopeV1.checkNotBefore(issuedAt: issuedAt, now: now)
         let id = Self.hex(messageID)
         guard entries[messageID] == nil else {
             throw SealedPushError(.replayed, "message \(id) was already opened")

@@ -60,12 +60,6 @@ enum POSIXFile {
         }
     }
 
-    /// Whether anything exists at `path` (without following a final symlink).
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
-
     /// Creates `path` with mode 0700 if missing (missing parents are created with the default mode), and tightens an
     /// existing directory to 0700. A symbolic link (or anything not a directory) at `path` is refused with
     /// `keyStoreCorrupt`, and the mode is changed through a descriptor opened with `O_NOFOLLOW`, so no link target
@@ -115,9 +109,8 @@ enum POSIXFile {
             }
         }
         defer { close(fd) }
-        try checkRegular(fd, path)
-        var info = stat()
-        if fstat(fd, &info) == 0, Int(info.st_size) > limit {
+        let info = try checkRegular(fd, path)
+        if Int(info.st_size) > limit {
             throw SealedPushError(.keyStoreCorrupt, "\(path) is \(info.st_size) bytes, over the \(limit)-byte limit")
         }
         var result: [UInt8] = []
@@ -149,7 +142,7 @@ enum POSIXFile {
         beforeRename: BeforeRename? = nil
     ) throws {
         let temporary = path + ".tmp-" + randomSuffix()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = Glue.createExclusive(temporary)
         guard fd >= 0 else {
             throw SealedPushError(.io, "cannot create \(temporary): \(errnoText(errno))")
         }
@@ -190,13 +183,15 @@ enum POSIXFile {
     }
 
     /// Fails with `keyStoreCorrupt` unless `fd` is a regular file.
-    static func checkRegular(_ fd: Int32, _ path: String) throws {
+    /// - Returns: Its `fstat`.
+    @discardableResult
+    static func checkRegular(_ fd: Int32, _ path: String) throws -> stat {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             throw SealedPushError(.io, "cannot stat \(path): \(errnoText(errno))")
         }
         switch info.st_mode & S_IFMT {
-        case S_IFREG: return
+        case S_IFREG: return info
         case S_IFIFO: throw notRegular(path, "a FIFO")
         case S_IFDIR: throw notRegular(path, "a directory")
         case S_IFLNK: throw notRegular(path, "a symbolic link (not followed)")
@@ -261,28 +256,5 @@ enum POSIXFile {
     private static func randomSuffix() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(generator.next() as UInt64, radix: 16)
-    }
-}
-
-/// Unambiguous names for the libc `read`/`write` calls (the enum has members of the same names).
-private enum Glue {
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(fd, buffer, count)
-        #elseif canImport(Musl)
-        Musl.read(fd, buffer, count)
-        #else
-        Darwin.read(fd, buffer, count)
-        #endif
-    }
-
-    static func write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(fd, buffer, count)
-        #elseif canImport(Musl)
-        Musl.write(fd, buffer, count)
-        #else
-        Darwin.write(fd, buffer, count)
-        #endif
     }
 }

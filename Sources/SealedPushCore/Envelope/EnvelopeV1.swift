@@ -39,6 +39,19 @@ public enum EnvelopeV1 {
         return infoLabel + [0] + Array(topic.utf8)
     }
 
+    /// Step 10a: an envelope issued more than ``maxClockSkew`` after `now` is not yet valid.
+    /// - Parameters:
+    ///   - issuedAt: The envelope's `issuedAt`, UNIX seconds.
+    ///   - now: The receiver's clock, UNIX seconds.
+    /// - Throws: ``SealedPushError`` with code `notYetValid` naming both times.
+    public static func checkNotBefore(issuedAt: UInt64, now: UInt64) throws {
+        guard issuedAt > now, issuedAt - now > maxClockSkew else { return }
+        throw SealedPushError(
+            .notYetValid,
+            "the envelope was issued at \(issuedAt) (UNIX seconds), more than \(maxClockSkew) s after now (\(now)); "
+                + "check the sender's and the device's clocks")
+    }
+
     /// Checks an APNs topic.
     /// - Parameter topic: The topic.
     /// - Throws: ``SealedPushError`` with code `invalidTopic` saying what was wrong.
