@@ -225,11 +225,11 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         }
     }
 
-    /// The known member names as UTF-8 bytes: names compare by code points (RFC 8259 §8.3), not by Swift's
-    /// canonical equivalence.
-    private static let knownNames: Set<[UInt8]> = Set(CodingKeys.allCases.map { Array($0.rawValue.utf8) })
+    /// The known member names. They compare by code points (RFC 8259 §8.3, UTF-8 bytes), not by Swift's canonical
+    /// equivalence; comparing the views allocates nothing (this runs for every member of every content opened).
+    private static let knownNames: [String] = CodingKeys.allCases.map(\.rawValue)
 
-    private static func isKnown(_ name: String) -> Bool { knownNames.contains(Array(name.utf8)) }
+    private static func isKnown(_ name: String) -> Bool { knownNames.contains { $0.utf8.elementsEqual(name.utf8) } }
 
     /// What every receiver checks of an attachment (spec §4.2): an object with a `url` string. The rest of the
     /// descriptor is checked only by receivers that process attachments (``AttachmentDescriptor``).

@@ -7,7 +7,6 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// One member: a name and its value.
     public typealias Element = (key: String, value: JSONValue)
 
-    private var names: [[UInt8]] = []
     private var keys: [String] = []
     private var values_: [JSONValue] = []
 
@@ -36,17 +35,15 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// Accesses the member whose name has exactly these code points; setting `nil` removes it.
     public subscript(key: String) -> JSONValue? {
         get {
-            let name = Array(key.utf8)
-            let (index, found) = search(name)
+            let (index, found) = search(key.utf8)  // no allocation: lookups are on the open path
             return found ? values_[index] : nil
         }
         set {
-            let name = Array(key.utf8)
-            let (index, found) = search(name)
+            let (index, found) = search(key.utf8)
             switch (found, newValue) {
             case (true, let value?): values_[index] = value
-            case (true, nil): names.remove(at: index); keys.remove(at: index); values_.remove(at: index)
-            case (false, let value?): names.insert(name, at: index); keys.insert(key, at: index); values_.insert(value, at: index)
+            case (true, nil): keys.remove(at: index); values_.remove(at: index)
+            case (false, let value?): keys.insert(key, at: index); values_.insert(value, at: index)
             case (false, nil): break
             }
         }
@@ -63,47 +60,31 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         return old
     }
 
-    /// Adds a member unless one with the same code points exists.
-    ///
-    /// - Parameters:
-    ///   - value: The value.
-    ///   - key: The member name.
-    /// - Returns: `false` if the name was already present (the object is unchanged).
-    @discardableResult
-    public mutating func insertNew(_ value: JSONValue, forKey key: String) -> Bool {
-        let name = Array(key.utf8)
-        let (index, found) = search(name)
-        guard !found else { return false }
-        names.insert(name, at: index)
-        keys.insert(key, at: index)
-        values_.insert(value, at: index)
-        return true
-    }
-
     /// Builds an object from members in document order, sorting once (n log n, so a hostile object with a hundred
-    /// thousand members costs no more than its size suggests).
+    /// thousand members costs no more than its size suggests). Names are compared through their UTF-8 views, with
+    /// no copy per member (this runs for every object of every body and content opened).
     ///
     /// - Parameter members: The members with the position each started at.
     /// - Returns: The object, or the position of a member whose name (by code points) repeats an earlier one.
     static func build(_ members: [(key: String, value: JSONValue, position: Int)]) -> Result<JSONObject, DuplicateName> {
-        var entries = members.map { (name: Array($0.key.utf8), member: $0) }
-        entries.sort { lhs, rhs in
-            lhs.name == rhs.name ? lhs.member.position < rhs.member.position
-                : lhs.name.lexicographicallyPrecedes(rhs.name)
+        var sorted = members
+        if sorted.count > 1 {
+            sorted.sort { lhs, rhs in
+                lhs.key.utf8.elementsEqual(rhs.key.utf8) ? lhs.position < rhs.position
+                    : lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+            }
         }
         var object = JSONObject()
-        object.names.reserveCapacity(entries.count)
-        object.keys.reserveCapacity(entries.count)
-        object.values_.reserveCapacity(entries.count)
+        object.keys.reserveCapacity(sorted.count)
+        object.values_.reserveCapacity(sorted.count)
         var duplicate: Int?
-        for entry in entries {
-            if let last = object.names.last, last == entry.name {
-                duplicate = Swift.min(duplicate ?? .max, entry.member.position)
+        for member in sorted {
+            if let last = object.keys.last, last.utf8.elementsEqual(member.key.utf8) {
+                duplicate = Swift.min(duplicate ?? .max, member.position)
                 continue
             }
-            object.names.append(entry.name)
-            object.keys.append(entry.member.key)
-            object.values_.append(entry.member.value)
+            object.keys.append(member.key)
+            object.values_.append(member.value)
         }
         if let duplicate { return .failure(DuplicateName(position: duplicate)) }
         return .success(object)
@@ -115,26 +96,31 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// Binary search by UTF-8 bytes: the index of `name`, or where it would be inserted.
-    private func search(_ name: [UInt8]) -> (Int, Bool) {
+    private func search(_ name: String.UTF8View) -> (Int, Bool) {
         var low = 0
-        var high = names.count
+        var high = keys.count
         while low < high {
             let middle = (low + high) / 2
-            if names[middle].lexicographicallyPrecedes(name) {
+            if keys[middle].utf8.lexicographicallyPrecedes(name) {
                 low = middle + 1
             } else {
                 high = middle
             }
         }
-        return (low, low < names.count && names[low] == name)
+        return (low, low < keys.count && keys[low].utf8.elementsEqual(name))
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.names == rhs.names && lhs.values_ == rhs.values_
+        lhs.keys.count == rhs.keys.count && lhs.values_ == rhs.values_
+            && zip(lhs.keys, rhs.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(names)
+        hasher.combine(keys.count)
+        for key in keys {
+            for byte in key.utf8 { hasher.combine(byte) }
+            hasher.combine(0xFF as UInt8)  // never a UTF-8 byte: ends the name unambiguously
+        }
         hasher.combine(values_)
     }
 }
