@@ -71,10 +71,9 @@ struct OpenCommand: AsyncParsableCommand {
                     step.didReceive(NotificationRequest(body: body)) { continuation.resume(returning: $0) }
                 }
                 guard case .decrypted(let content) = delivery.content, case .decrypted = delivery.outcome else {
-                    if case .fallback(let reason) = delivery.outcome {
-                        throw SealedPushError(.named(Self.code(for: reason)) ?? .io, "the step fell back: \(reason.rawValue)")
-                    }
-                    throw SealedPushError(.io, "the step delivered no content")
+                    let reason = if case .fallback(let reason) = delivery.outcome { reason.rawValue } else { "none" }
+                    throw SealedPushError(
+                        delivery.errorCode ?? .deadlineExceeded, "the step fell back (\(reason)); no plaintext shown")
                 }
                 for attachment in delivery.attachments {
                     CLIIO.writeStderr("attachment \(attachment.index): \(attachment.fileURL.path)"
@@ -100,21 +99,6 @@ struct OpenCommand: AsyncParsableCommand {
                 opened = try opener.open(body: body, now: time)
             }
             CLIIO.writeStdout(String(decoding: try opened.content.canonicalJSON(), as: UTF8.self) + "\n")
-        }
-    }
-
-    /// The error code a fallback reason stands for (the step reports reasons; the CLI reports codes).
-    private static func code(for reason: FallbackReason) -> String {
-        switch reason {
-        case .keysUnavailable: "keysUnavailable"
-        case .unknownKey: "unknownRecipientKey"
-        case .unknownSender: "unknownSenderKey"
-        case .authenticationFailure: "authenticationFailure"
-        case .expired: "expired"
-        case .notYetValid: "notYetValid"
-        case .replayed: "replayed"
-        case .malformed: "malformedContent"
-        case .timedOut: "deadlineExceeded"
         }
     }
 }

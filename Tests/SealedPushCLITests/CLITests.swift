@@ -299,5 +299,12 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: path("received"))
         #expect(files.count == 1 && files.first?.hasSuffix(".m4a") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path("received/" + (files.first ?? "")))) == audio)
+        // Through the step, a failure still reports its exact code (not just the step's fallback reason).
+        let again = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                             "--attachments-dir", "received"], stdin: sealed.stdout)
+        #expect(again.stderr.hasPrefix("error: replayed:"), "\(again.stderr)")
+        let garbage = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                               "--attachments-dir", "received"], stdin: "not json")
+        #expect(garbage.stderr.hasPrefix("error: malformedPayload:"), "\(garbage.stderr)")
     }
 }

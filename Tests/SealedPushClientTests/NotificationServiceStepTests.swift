@@ -104,7 +104,7 @@ struct NotificationServiceStepTests {
         #expect(errorCode { try second.open(body: body) } == .replayed)
         let step = NotificationServiceStep(receiver: second)
         let replayed = await deliver(step, NotificationRequest(body: body))
-        #expect(replayed == NotificationDelivery(content: .original, outcome: .fallback(.replayed)))
+        #expect(replayed == NotificationDelivery(content: .original, outcome: .fallback(.replayed), errorCode: .replayed))
 
         let other = try sealer.sealBody(contentJSON: #"{"body":"late"}"#, to: devicePublic, issuedAt: 1000, expiresAt: 2000)
         let atExpiry = try SealedPushReceiver(
@@ -134,7 +134,8 @@ struct NotificationServiceStepTests {
             receiver: receiver, configuration: .init(fallbackPlaceholder: placeholder, observer: { log.append($0) })
         )
         let delivery = await deliver(step, NotificationRequest(body: body))
-        #expect(delivery == NotificationDelivery(content: .placeholder(placeholder), outcome: .fallback(.keysUnavailable)))
+        #expect(delivery == NotificationDelivery(
+            content: .placeholder(placeholder), outcome: .fallback(.keysUnavailable), errorCode: .keysUnavailable))
         #expect(!FileManager.default.fileExists(atPath: missing.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
         // Steps 1-7 need no key and keep their own codes even while keys are unavailable.

@@ -97,8 +97,8 @@ final class CompletionGate: @unchecked Sendable {
 
     /// Finishes with the fallback (or the best attempt, if one was recorded). - Returns: whether this call delivered.
     @discardableResult
-    func fail(_ reason: FallbackReason) -> Bool {
-        finish { best in self.delivery(best: best, reason: reason) }
+    func fail(_ reason: FallbackReason, code: SealedPushError.Code? = nil) -> Bool {
+        finish { best in self.delivery(best: best, reason: reason, code: code) }
     }
 
     /// The deadline or the expiry call: delivers the best attempt, or the fallback with `timedOut`.
@@ -108,7 +108,9 @@ final class CompletionGate: @unchecked Sendable {
         finish { best in self.delivery(best: best, reason: .timedOut) }
     }
 
-    private func delivery(best: NotificationContent?, reason: FallbackReason) -> NotificationDelivery {
+    private func delivery(
+        best: NotificationContent?, reason: FallbackReason, code: SealedPushError.Code? = nil
+    ) -> NotificationDelivery {
         if let best {
             let missing = pendingAttachments.map {
                 AttachmentFailure(index: $0, code: .deadlineExceeded,
@@ -116,7 +118,7 @@ final class CompletionGate: @unchecked Sendable {
             }
             return NotificationDelivery(content: .decrypted(best), outcome: .decrypted, attachmentFailures: missing)
         }
-        return NotificationDelivery(content: fallback, outcome: .fallback(reason))
+        return NotificationDelivery(content: fallback, outcome: .fallback(reason), errorCode: code)
     }
 
     private func finish(_ makeDelivery: (NotificationContent?) -> NotificationDelivery) -> Bool {

@@ -71,15 +71,19 @@ public struct NotificationDelivery: Sendable, Hashable {
     public let attachments: [DeliveredAttachment]
     /// The attachments (and the content reference) that did not make it, and why.
     public let attachmentFailures: [AttachmentFailure]
+    /// For a fallback caused by an error, its exact code (``FallbackReason`` groups several codes under one
+    /// reason); nil for timeouts and decrypted content.
+    public let errorCode: SealedPushError.Code?
 
     init(
         content: Content, outcome: NotificationOutcome, attachments: [DeliveredAttachment] = [],
-        attachmentFailures: [AttachmentFailure] = []
+        attachmentFailures: [AttachmentFailure] = [], errorCode: SealedPushError.Code? = nil
     ) {
         self.content = content
         self.outcome = outcome
         self.attachments = attachments
         self.attachmentFailures = attachmentFailures
+        self.errorCode = errorCode
     }
 
     /// What an observer may see of this delivery: the outcome and the attachment results, no content.

@@ -126,7 +126,7 @@ public final class NotificationServiceStep: Sendable {
             do {
                 opened = try open(try request.envelope.get())
             } catch {
-                gate.fail(FallbackReason(error))
+                gate.fail(FallbackReason(error), code: (error as? SealedPushError)?.code)
                 return
             }
             let needsAttachments = pipeline.map {
