@@ -125,3 +125,18 @@ import Testing
         #expect(value.objectValue?["k149999"] == .number(9))
     }
 }
+
+/// The canonical number rule (spec §4.1) against the spec's own examples, written out by hand (the vector file's
+/// `canonicalNumbers` are made by this writer and checked independently by the Python tool).
+@Suite struct CanonicalNumberTests {
+    @Test(arguments: [
+        (0.0, "0"), (-0.0, "0"), (-3, "-3"), (42, "42"), (9_007_199_254_740_991, "9007199254740991"),
+        (9_007_199_254_740_992, "9.007199254740992e+15"), (1e16, "1e+16"), (0.5, "0.5"), (0.0001, "0.0001"),
+        (0.00001, "1e-05"), (2.5e-7, "2.5e-07"), (-123.456, "-123.456"), (1000000000000000.5, "1000000000000000.5"),
+        (1.2345678901234568e+20, "1.2345678901234568e+20"), (5e-324, "5e-324"),
+        (1.7976931348623157e+308, "1.7976931348623157e+308"),
+    ] as [(Double, String)])
+    func specExamples(value: Double, text: String) {
+        #expect(JSONWriter.canonicalNumber(value) == text)
+    }
+}
