@@ -9,15 +9,7 @@ import SealedPushServer
 enum OpenBenchmarks {
     static func run(_ report: Report, fixture: Fixture) throws {
         let (swiftCrypto, floor) = try fixture.comparisons()
-        let sealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
-        let now = Sealer.currentTime()
-        let sealed = try sealer.seal(Fixture.content, to: fixture.device, now: now)
-        let opener = try EnvelopeOpener(
-            devicePrivateKeys: [Array(fixture.deviceKey.rawRepresentation)], serverPublicKeys: [fixture.identity.publicKey],
-            topic: Fixture.topic)
-        guard try opener.open(body: sealed.payload, now: now).content == Fixture.content else {
-            throw SealedPushError(.authenticationFailure, "the benchmark's own envelope did not open to its content")
-        }
+        let (sealed, opener, now) = try fixture.sealedAndOpener()
 
         let samples = try Runner.compare([
             Benchmark(name: "body") { count in

@@ -8,16 +8,12 @@ import SealedPushServer
 /// (16,384 ids, 524 KB), and the same check on the in-memory guard at full state (the ledger's CPU alone).
 enum ReplayBenchmark {
     static func run(_ report: Report, fixture: Fixture, quick: Bool) throws {
-        let sealer = try Sealer(identity: fixture.identity, topic: Fixture.topic)
-        let now = Sealer.currentTime()
-        let sealed = try sealer.seal(Fixture.content, to: fixture.device, now: now)
-        let opener = try EnvelopeOpener(
-            devicePrivateKeys: [Array(fixture.deviceKey.rawRepresentation)], serverPublicKeys: [fixture.identity.publicKey],
-            topic: Fixture.topic)
+        let (sealed, opener, now) = try fixture.sealedAndOpener()
+        let body = sealed.payload
         let openSamples = try Runner.compare([
             Benchmark(name: "open") { count in
                 var sink = 0
-                for _ in 0..<count { sink &+= try opener.open(body: sealed.payload, now: now).messageID.count }
+                for _ in 0..<count { sink &+= try opener.open(body: body, now: now).messageID.count }
                 return sink
             }
         ])

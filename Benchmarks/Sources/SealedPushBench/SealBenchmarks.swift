@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SealedPushClient
 import SealedPushCore
 import SealedPushServer
 
@@ -25,6 +26,20 @@ struct Fixture {
 
     /// The two comparisons of the seal and open figures on this fixture's keys, `info` and padded plaintext:
     /// swift-crypto's HPKE auth mode and the libsodium primitive floor.
+    /// A notification sealed now and the opener for it, checked to open to ``content`` (the open and replay sections).
+    func sealedAndOpener() throws -> (sealed: SealedNotification, opener: EnvelopeOpener, now: UInt64) {
+        let sealer = try Sealer(identity: identity, topic: Fixture.topic)
+        let now = Sealer.currentTime()
+        let sealed = try sealer.seal(Fixture.content, to: device, now: now)
+        let opener = try EnvelopeOpener(
+            devicePrivateKeys: [Array(deviceKey.rawRepresentation)], serverPublicKeys: [identity.publicKey],
+            topic: Fixture.topic)
+        guard try opener.open(body: sealed.payload, now: now).content == Fixture.content else {
+            throw SealedPushError(.authenticationFailure, "the benchmark's own envelope did not open to its content")
+        }
+        return (sealed, opener, now)
+    }
+
     func comparisons() throws -> (swiftCrypto: SwiftCryptoHPKE, floor: SodiumFloor) {
         let swiftCrypto = try SwiftCryptoHPKE(
             serverKey: serverKey, deviceKey: deviceKey, info: EnvelopeV1.hpkeInfo(topic: Fixture.topic),
