@@ -7,7 +7,11 @@ import SealedPushServer
 /// range, `If-None-Match`, immutable caching headers; the body is streamed in chunks as the client takes them.
 struct BlobResponder: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-    typealias Outbound = NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    typealias Outbound = ResponseWriter
+
+    /// Body writes outstanding per connection: with 64 KiB chunks, at most 256 KiB of a blob is queued in the
+    /// process for a client, however slowly it reads.
+    static let writeWindow = 4
 
     /// `Cache-Control` of every blob: a name is written once and never changes.
     static let cacheControl = "public, max-age=31536000, immutable"
@@ -17,7 +21,8 @@ struct BlobResponder: Sendable {
 
     /// Answers requests until the client closes, asks to close, or the connection fails.
     func run(_ connection: Connection) async {
-        try? await connection.executeThenClose { inbound, outbound in
+        try? await connection.executeThenClose { inbound, _ in
+            var outbound = ResponseWriter(channel: connection.channel, window: Self.writeWindow)
             var head: HTTPRequestHead?
             for try await part in inbound {
                 switch part {
@@ -26,35 +31,39 @@ struct BlobResponder: Sendable {
                 case .end:
                     guard let request = head else { continue }
                     head = nil
-                    try await respond(to: request, outbound: outbound)
+                    try await respond(to: request, outbound: &outbound)
+                    // Every byte is in the socket before the next request is read or the connection closes:
+                    // closing with writes still queued would drop the tail and the client would see a short
+                    // body end cleanly.
+                    try await outbound.drain()
                     if !request.isKeepAlive { return }
                 }
             }
         }
     }
 
-    private func respond(to request: HTTPRequestHead, outbound: Outbound) async throws {
+    private func respond(to request: HTTPRequestHead, outbound: inout Outbound) async throws {
         var headers = HTTPHeaders()
         if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
-            return try await sendEmpty(.methodNotAllowed, headers, request, outbound)
+            return try await sendEmpty(.methodNotAllowed, headers, request, &outbound)
         }
         guard let name = Self.blobName(in: request.uri) else {
-            return try await sendEmpty(.notFound, headers, request, outbound)
+            return try await sendEmpty(.notFound, headers, request, &outbound)
         }
         let info: BlobInfo?
         do { info = try await store.info(name) } catch {
-            return try await sendEmpty(.internalServerError, headers, request, outbound)
+            return try await sendEmpty(.internalServerError, headers, request, &outbound)
         }
-        guard let info else { return try await sendEmpty(.notFound, headers, request, outbound) }
+        guard let info else { return try await sendEmpty(.notFound, headers, request, &outbound) }
 
         let etag = "\"\(name.text)\""
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Cache-Control", value: Self.cacheControl)
         headers.add(name: "Accept-Ranges", value: "bytes")
         if Self.matches(ifNoneMatch: request.headers[canonicalForm: "if-none-match"], etag: etag) {
-            return try await sendEmpty(.notModified, headers, request, outbound, contentLength: false)
+            return try await sendEmpty(.notModified, headers, request, &outbound, contentLength: false)
         }
 
         var range = ByteRangeRequest(header: request.headers.first(name: "range"), size: info.size)
@@ -73,14 +82,14 @@ struct BlobResponder: Sendable {
             headers.add(name: "Content-Range", value: "bytes \(wanted.lowerBound)-\(wanted.upperBound - 1)/\(info.size)")
         case .unsatisfiable:
             headers.add(name: "Content-Range", value: "bytes */\(info.size)")
-            return try await sendEmpty(.rangeNotSatisfiable, headers, request, outbound)
+            return try await sendEmpty(.rangeNotSatisfiable, headers, request, &outbound)
         }
 
         let reader: (any BlobReader)?
         do { reader = try await store.open(name, range: bytes) } catch {
-            return try await sendEmpty(.internalServerError, headers, request, outbound)
+            return try await sendEmpty(.internalServerError, headers, request, &outbound)
         }
-        guard let reader else { return try await sendEmpty(.notFound, headers, request, outbound) }
+        guard let reader else { return try await sendEmpty(.notFound, headers, request, &outbound) }
         headers.add(name: "Content-Type", value: "application/octet-stream")
         headers.add(name: "Content-Length", value: String(bytes.count))
         do {
@@ -93,7 +102,7 @@ struct BlobResponder: Sendable {
                         throw SealedPushError(.io, "blob \(name) ended before its size was served")
                     }
                     remaining -= piece.count
-                    // Suspends while the client is not reading: at most a few chunks are in memory.
+                    // Suspends while the client is not reading: at most `writeWindow` chunks are in memory.
                     try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: piece))))
                 }
             }
@@ -106,7 +115,7 @@ struct BlobResponder: Sendable {
     }
 
     private func sendEmpty(
-        _ status: HTTPResponseStatus, _ headers: HTTPHeaders, _ request: HTTPRequestHead, _ outbound: Outbound,
+        _ status: HTTPResponseStatus, _ headers: HTTPHeaders, _ request: HTTPRequestHead, _ outbound: inout Outbound,
         contentLength: Bool = true
     ) async throws {
         var headers = headers

@@ -34,8 +34,14 @@ enum RawHTTPClient {
         return try parse(try await exchange(port: port, text))
     }
 
-    static func connect(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// Connects; `receiveBuffer` fixes the socket's receive buffer (no autotuning), so a client that stops reading
+    /// holds only that much in its kernel.
+    static func connect(port: Int, receiveBuffer: Int? = nil) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        return try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
