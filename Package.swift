@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SealedPushAPNs", targets: ["SealedPushAPNs"]),
         .library(name: "SealedPushBlobServer", targets: ["SealedPushBlobServer"]),
         .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
+        .library(name: "SealedPushClientNIO", targets: ["SealedPushClientNIO"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
         .library(name: "SealedPushGateway", targets: ["SealedPushGateway"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
@@ -99,6 +100,18 @@ let package = Package(
         // MARK: Client blob transport on URLSession (what the iOS extension links; FoundationNetworking on Linux)
         .target(name: "SealedPushClientURLSession", dependencies: ["SealedPushClient", "SealedPushCore"]),
 
+        // MARK: Client blob transport on SwiftNIO (servers, the CLI, Linux: reads only as fast as the body is taken)
+        .target(
+            name: "SealedPushClientNIO",
+            dependencies: [
+                "SealedPushClient", "SealedPushCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // MARK: APNs emulator: TLS + HTTP/2 peer with Apple's rules and fault injection
         .target(
             name: "SealedPushAPNsEmulator",
@@ -139,7 +152,7 @@ let package = Package(
             name: "sealed-push",
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
-                "SealedPushBlobServer", "SealedPushClientURLSession",
+                "SealedPushBlobServer", "SealedPushClientNIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -186,9 +199,9 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "SealedPushClientURLSessionTests",
+            name: "SealedPushBlobTransportTests",
             dependencies: [
-                "SealedPushClientURLSession", "SealedPushClient", "SealedPushBlobServer", "SealedPushServer",
+                "SealedPushClientURLSession", "SealedPushClientNIO", "SealedPushClient", "SealedPushBlobServer", "SealedPushServer",
                 "SealedPushCore",
                 // The fault-injecting HTTP/1.1 server.
                 .product(name: "NIOCore", package: "swift-nio"),

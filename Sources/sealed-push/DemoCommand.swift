@@ -5,7 +5,7 @@ import SealedPushAPNs
 import SealedPushAPNsEmulator
 import SealedPushBlobServer
 import SealedPushClient
-import SealedPushClientURLSession
+import SealedPushClientNIO
 import SealedPushCore
 import SealedPushServer
 
@@ -176,7 +176,7 @@ struct DemoCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: attachmentDirectory, withIntermediateDirectories: true)
         let photoStep = NotificationServiceStep(receiver: receiver, configuration: .init(
             fallbackPlaceholder: .text(body: "New notification"),
-            attachments: AttachmentConfiguration(transport: URLSessionBlobTransport(), directory: attachmentDirectory)))
+            attachments: AttachmentConfiguration(transport: NIOBlobTransport(), directory: attachmentDirectory)))
         started = clock.now
         let photoDelivery = await withCheckedContinuation { continuation in
             photoStep.didReceive(NotificationRequest(body: deliveredPhoto)) { continuation.resume(returning: $0) }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SealedPushClient
-import SealedPushClientURLSession
+import SealedPushClientNIO
 import SealedPushCore
 
 /// `sealed-push open`: open an APNs body on the device side and print the content as JSON.
@@ -66,7 +66,7 @@ struct OpenCommand: AsyncParsableCommand {
                                                         attributes: [.posixPermissions: 0o700])
                 let step = NotificationServiceStep(receiver: receiver, configuration: .init(
                     deadline: .seconds(deadline),
-                    attachments: AttachmentConfiguration(transport: URLSessionBlobTransport(), directory: directory)))
+                    attachments: AttachmentConfiguration(transport: NIOBlobTransport(), directory: directory)))
                 let delivery = await withCheckedContinuation { continuation in
                     step.didReceive(NotificationRequest(body: body)) { continuation.resume(returning: $0) }
                 }

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A small HTTP/1.1 server on loopback that misbehaves on purpose: it answers each path with a scripted
 /// ``Behavior`` written byte by byte (no HTTP encoder), so it can lie about `Content-Length`, trickle, truncate and
@@ -23,6 +24,16 @@ final class FaultHTTPServer: Sendable {
         case reset(claimed: Int, body: [UInt8])
         /// This status with an empty body.
         case status(Int)
+        /// `200` with an honest `Content-Length`, written 64 KiB at a time, each piece only once the previous one is
+        /// in the socket; `sent` counts the bytes the kernel has taken (how far the server got ahead of a client).
+        case paced([UInt8], sent: SentBytes)
+    }
+
+    /// Bytes a paced response has handed to the kernel.
+    final class SentBytes: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func add(_ bytes: Int) { count.add(bytes, ordering: .relaxed) }
     }
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -92,6 +103,9 @@ private final class FaultHandler: ChannelInboundHandler {
             send(head(200, length: claimed) + body, then: .reset, on: channel)
         case .status(let status):
             send(head(status, length: 0), then: .close, on: channel)
+        case .paced(let body, let sent):
+            channel.writeAndFlush(ByteBuffer(bytes: head(200, length: body.count)), promise: nil)
+            Self.writePiece(of: body, from: 0, sent: sent, on: channel)
         case .trickle(let body, let bytesPerTick, let interval):
             channel.writeAndFlush(ByteBuffer(bytes: head(200, length: body.count)), promise: nil)
             let offset = Offset()
@@ -104,6 +118,19 @@ private final class FaultHandler: ChannelInboundHandler {
                 channel.writeAndFlush(ByteBuffer(bytes: body[offset.value..<next]), promise: nil)
                 offset.value = next
             }
+        }
+    }
+
+    private static func writePiece(of body: [UInt8], from offset: Int, sent: FaultHTTPServer.SentBytes, on channel: any Channel) {
+        guard offset < body.count else {
+            channel.close(promise: nil)
+            return
+        }
+        let end = min(body.count, offset + 65_536)
+        channel.writeAndFlush(ByteBuffer(bytes: body[offset..<end])).whenComplete { result in
+            guard case .success = result else { return }
+            sent.add(end - offset)
+            writePiece(of: body, from: end, sent: sent, on: channel)
         }
     }
 

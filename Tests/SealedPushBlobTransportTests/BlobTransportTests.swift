@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushBlobServer
 import SealedPushClient
+import SealedPushClientNIO
 import SealedPushClientURLSession
 import SealedPushCore
 import SealedPushServer
@@ -29,7 +30,7 @@ func randomBytes(_ count: Int) -> [UInt8] {
 /// `finish`; on any failure the opener is cancelled (which deletes the partial file) and the error rethrown.
 func fetch(
     _ attachment: AttachmentDescriptor, into directory: URL, within time: Duration = .seconds(20),
-    transport: URLSessionBlobTransport = URLSessionBlobTransport(), received: ByteCounter? = nil
+    transport: any BlobTransport, received: ByteCounter? = nil
 ) async throws -> URL {
     let opener = try BlobFileOpener(attachment: attachment, directory: directory)
     do {
@@ -52,6 +53,21 @@ final class ByteCounter: @unchecked Sendable {
     private var total = 0
     func add(_ count: Int) { lock.withLock { total += count } }
     var value: Int { lock.withLock { total } }
+}
+
+/// The transports under test: both run against the same real loopback servers and must end every fault alike.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession = "URLSession"
+    case nio = "SwiftNIO"
+
+    var transport: any BlobTransport {
+        switch self {
+        case .urlSession: URLSessionBlobTransport()
+        case .nio: NIOBlobTransport()
+        }
+    }
+
+    var testDescription: String { rawValue }
 }
 
 /// A blob made by the server side (libsodium) and its plaintext.
@@ -89,10 +105,10 @@ func expectCode(_ code: SealedPushError.Code, _ body: () async throws -> Void) a
 }
 
 // Serialized: deadlines and cancellation are timed on the same two cores as the servers.
-@Suite("URLSessionBlobTransport against real loopback servers", .serialized)
-struct URLSessionBlobTransportTests {
-    @Test("Server-made blob → FileSystemBlobStore → BlobServer → URLSession → BlobFileOpener: the plaintext file")
-    func endToEnd() async throws {
+@Suite("Blob transports (URLSession, SwiftNIO) against real loopback servers", .serialized)
+struct BlobTransportTests {
+    @Test("Server-made blob → FileSystemBlobStore → BlobServer → the transport → BlobFileOpener: the plaintext file", arguments: TransportKind.allCases)
+    func endToEnd(kind: TransportKind) async throws {
         let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("blobnet-store-\(UUID())").path
         let store = try FileSystemBlobStore(directory: storeDirectory)
         let server = BlobServer(store: store)
@@ -108,7 +124,7 @@ struct URLSessionBlobTransportTests {
             let descriptor = try stored.encrypted.attachment(
                 url: "http://127.0.0.1:\(server.port)/\(stored.name.text)",
                 mediaType: AttachmentMediaType(mimeType: mimeType)!)
-            let file = try await fetch(descriptor, into: target)
+            let file = try await fetch(descriptor, into: target, transport: kind.transport)
             #expect(file.pathExtension == fileExtension)
             #expect(Bool(try [UInt8](Data(contentsOf: file)) == plaintext), "the decrypted file differs")
             #expect(try entries(target) == [file.lastPathComponent])  // no partial file beside it
@@ -117,8 +133,8 @@ struct URLSessionBlobTransportTests {
         await server.stop()
     }
 
-    @Test("Every fault ends in its error code and leaves no file in the target directory")
-    func faults() async throws {
+    @Test("Every fault ends in its error code and leaves no file in the target directory", arguments: TransportKind.allCases)
+    func faults(kind: TransportKind) async throws {
         let fixture = try SealedFixture(size: 300_000)
         let other = try SealedFixture(size: 300_000)  // same size, another key
         let half = Array(fixture.blob.prefix(fixture.blob.count / 2))
@@ -147,7 +163,7 @@ struct URLSessionBlobTransportTests {
             let target = try makeTargetDirectory()
             let started = ContinuousClock.now
             let error = await expectCode(code) {
-                _ = try await fetch(try fixture.attachment(url: base + path), into: target, within: time)
+                _ = try await fetch(try fixture.attachment(url: base + path), into: target, within: time, transport: kind.transport)
             }
             let elapsed = ContinuousClock.now - started
             #expect(try entries(target) == [], "\(path) left a file")
@@ -163,21 +179,21 @@ struct URLSessionBlobTransportTests {
         await server.stop()
     }
 
-    @Test("Content-Length larger than the body is not trusted either way: the whole blob, then a close, is a file")
-    func largerContentLengthWithWholeBlob() async throws {
+    @Test("Content-Length larger than the body is not trusted either way: the whole blob, then a close, is a file", arguments: TransportKind.allCases)
+    func largerContentLengthWithWholeBlob(kind: TransportKind) async throws {
         let fixture = try SealedFixture(size: 150_000)
         let server = try await FaultHTTPServer(routes: ["/blob": .claim(fixture.blob.count + 5_000, body: fixture.blob)])
         let target = try makeTargetDirectory()
         defer { try? FileManager.default.removeItem(at: target) }
         let file = try await fetch(
-            try fixture.attachment(url: "http://127.0.0.1:\(server.port)/blob", mimeType: "audio/mpeg"), into: target)
+            try fixture.attachment(url: "http://127.0.0.1:\(server.port)/blob", mimeType: "audio/mpeg"), into: target, transport: kind.transport)
         await server.stop()
         #expect(file.pathExtension == "mp3")
         #expect(try [UInt8](Data(contentsOf: file)) == fixture.plaintext)
     }
 
-    @Test("10 MB + 1 byte for a 10 MB image (the cap): blobTooLarge, and receive never sees a byte past the blob")
-    func imageCapPlusOne() async throws {
+    @Test("10 MB + 1 byte for a 10 MB image (the cap): blobTooLarge, and receive never sees a byte past the blob", arguments: TransportKind.allCases)
+    func imageCapPlusOne(kind: TransportKind) async throws {
         let fixture = try SealedFixture(size: 0, plaintext: [UInt8](repeating: 0x5A, count: AttachmentMediaType.Kind.image.maxSize))
         let server = try await FaultHTTPServer(routes: ["/image": .serve(fixture.blob + [0x00])])
         let target = try makeTargetDirectory()
@@ -185,7 +201,7 @@ struct URLSessionBlobTransportTests {
         let counter = ByteCounter()
         _ = await expectCode(.blobTooLarge) {
             _ = try await fetch(
-                try fixture.attachment(url: "http://127.0.0.1:\(server.port)/image"), into: target, received: counter)
+                try fixture.attachment(url: "http://127.0.0.1:\(server.port)/image"), into: target, transport: kind.transport, received: counter)
         }
         await server.stop()
         #expect(counter.value <= fixture.blob.count)
@@ -199,8 +215,8 @@ struct URLSessionBlobTransportTests {
         #expect(try entries(target) == [])
     }
 
-    @Test("Cancelling the downloading task stops it promptly with CancellationError and leaves no file")
-    func cancellation() async throws {
+    @Test("Cancelling the downloading task stops it promptly with CancellationError and leaves no file", arguments: TransportKind.allCases)
+    func cancellation(kind: TransportKind) async throws {
         let fixture = try SealedFixture(size: 300_000)
         let server = try await FaultHTTPServer(routes: [
             "/trickle": .trickle(fixture.blob, bytesPerTick: 16_384, interval: .milliseconds(200))  // ~4 s in all
@@ -208,7 +224,7 @@ struct URLSessionBlobTransportTests {
         let target = try makeTargetDirectory()
         defer { try? FileManager.default.removeItem(at: target) }
         let attachment = try fixture.attachment(url: "http://127.0.0.1:\(server.port)/trickle")
-        let download = Task { try await fetch(attachment, into: target, within: .seconds(30)) }
+        let download = Task { try await fetch(attachment, into: target, within: .seconds(30), transport: kind.transport) }
         try await Task.sleep(for: .milliseconds(500))  // a chunk or two is in the partial file by now
         let cancelled = ContinuousClock.now
         download.cancel()
@@ -220,8 +236,8 @@ struct URLSessionBlobTransportTests {
         #expect(try entries(target) == [])
     }
 
-    @Test("A deadline already passed, a refused connection: deadlineExceeded and blobUnavailable, no file")
-    func beforeAnyByte() async throws {
+    @Test("A deadline already passed, a refused connection: deadlineExceeded and blobUnavailable, no file", arguments: TransportKind.allCases)
+    func beforeAnyByte(kind: TransportKind) async throws {
         let fixture = try SealedFixture(size: 1_000)
         let closed = try await FaultHTTPServer(routes: [:])
         let port = closed.port
@@ -229,9 +245,42 @@ struct URLSessionBlobTransportTests {
         let target = try makeTargetDirectory()
         defer { try? FileManager.default.removeItem(at: target) }
         let attachment = try fixture.attachment(url: "http://127.0.0.1:\(port)/blob")
-        _ = await expectCode(.deadlineExceeded) { _ = try await fetch(attachment, into: target, within: .zero) }
-        let refused = await expectCode(.blobUnavailable) { _ = try await fetch(attachment, into: target) }
+        _ = await expectCode(.deadlineExceeded) { _ = try await fetch(attachment, into: target, within: .zero, transport: kind.transport) }
+        let refused = await expectCode(.blobUnavailable) { _ = try await fetch(attachment, into: target, transport: kind.transport) }
         #expect(refused?.message.contains("127.0.0.1") == true)
         #expect(try entries(target) == [])
+    }
+
+    @Test("SwiftNIO: while receive is stalled the transport stops reading, so the server gets only socket buffers ahead")
+    func nioBackpressure() async throws {
+        let fixture = try SealedFixture(size: 40_000_000, plaintext: [UInt8](repeating: 0x42, count: 40_000_000))
+        let sent = FaultHTTPServer.SentBytes()
+        let server = try await FaultHTTPServer(routes: ["/video": .paced(fixture.blob, sent: sent)])
+        let target = try makeTargetDirectory()
+        defer { try? FileManager.default.removeItem(at: target) }
+        let counter = ByteCounter()
+        let aheadWhileStalled = ByteCounter()
+        let opener = try BlobFileOpener(
+            attachment: try fixture.attachment(url: "http://127.0.0.1:\(server.port)/video", mimeType: "video/mp4"),
+            directory: target)
+        try await NIOBlobTransport().download(
+            from: URL(string: "http://127.0.0.1:\(server.port)/video")!, expectedBytes: opener.ciphertextSize,
+            deadline: .now + .seconds(60)
+        ) { piece in
+            if counter.value == 0 {
+                Thread.sleep(forTimeInterval: 1)  // a disk that stalls: nothing is taken for a second
+                aheadWhileStalled.add(sent.value - piece.count)
+            }
+            counter.add(piece.count)
+            try opener.append(piece)
+        }
+        let file = try opener.finish()
+        await server.stop()
+        #expect(counter.value == fixture.blob.count)
+        #expect(try Data(contentsOf: file).count == fixture.plaintext.count)
+        // Without backpressure the server would have handed over all 40 MB; with it, the kernel's socket buffers
+        // (send buffer up to tcp_wmem's 4 MiB default maximum, the receive buffer before autotuning grows it) and a
+        // few NIO reads. 12 MB leaves room for a larger tcp_wmem.
+        #expect(aheadWhileStalled.value < 12_000_000, "the server got \(aheadWhileStalled.value) bytes ahead")
     }
 }
