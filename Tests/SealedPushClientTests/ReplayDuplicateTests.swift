@@ -75,10 +75,10 @@ struct ReplayDuplicateTests {
         #expect(errorCode { try verdict(make(), id(3), "A", now: 1_010) } == .replayed)
         // And a clock before the first acceptance never makes a duplicate either.
         let other = try guards(kind)
-        #expect(try verdict(other(), id(5), "C", now: 2_000) == .first)
-        #expect(errorCode { try verdict(other(), id(5), "C", now: 1_990) } == .replayed)
+        #expect(try verdict(other(), id(5), "C", issuedAt: 2_000, now: 2_000) == .first)
+        #expect(errorCode { try verdict(other(), id(5), "C", issuedAt: 2_000, now: 1_990) } == .replayed)
         // That refusal did not close the window: back at the right time, the resend is still a duplicate.
-        #expect(try verdict(other(), id(5), "C", now: 2_004) == .duplicate(firstAcceptedAt: 2_000))
+        #expect(try verdict(other(), id(5), "C", issuedAt: 2_000, now: 2_004) == .duplicate(firstAcceptedAt: 2_000))
     }
 
     @Test("a device clock far ahead once does not switch duplicates off for good", arguments: Kind.allCases)
