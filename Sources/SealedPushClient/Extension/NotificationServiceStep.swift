@@ -154,7 +154,8 @@ public final class NotificationServiceStep: Sendable {
             }
             // The text (or a reference's preview) is the best attempt while files and the full content arrive.
             gate.recordBestAttempt(
-                opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [], outcome: outcome)
+                opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [],
+                outcome: outcome)
             gate.attach(Task.detached {
                 var fetched = AttachmentPipeline.Outcome(content: opened.content)
                 if needsAttachments, let pipeline {

@@ -11,8 +11,8 @@ import SealedPushCore
 /// atomically (0600 temporary file, `fsync`, `rename`, stale temporaries removed), so the app and the extension can
 /// record ids at the same time without losing any, and a crash leaves the previous state. Expired ids are pruned on
 /// every write; the set is bounded by ``capacity`` (56 bytes per id on disk: the id, its envelope's times, when it
-/// was accepted and the envelope's digest, so an exact copy within ``duplicateWindow`` is a duplicate). The guard never creates its
-/// directory, never follows a symbolic link and never blocks on a FIFO. A corrupt file is reported as
+/// was accepted and the envelope's digest, so an exact copy within ``duplicateWindow`` is a duplicate). The guard
+/// never creates its directory, never follows a symbolic link and never blocks on a FIFO. A corrupt file is reported as
 /// `keyStoreCorrupt` and left untouched; ``reset()`` is the explicit recovery and ``state()`` the inspection.
 public struct FileReplayGuard: ReplayGuard {
     /// The default capacity: 16,384 ids (≈ 918 KB on disk). When full, the ids issued earliest are evicted, so a

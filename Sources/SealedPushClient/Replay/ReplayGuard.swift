@@ -13,8 +13,8 @@ import SealedPushCore
 ///
 /// A guard that also keeps the device time of each acceptance and an ``EnvelopeDigest`` tells an exact duplicate
 /// (a sender's resend of the very same envelope, moments later) from a replay:
-/// ``checkAndRecord(messageID:envelopeDigest:issuedAt:expiresAt:now:)`` answers ``ReplayVerdict/duplicate(firstAcceptedAt:)``
-/// for it instead of throwing `replayed` (§5.5).
+/// ``checkAndRecord(messageID:envelopeDigest:issuedAt:expiresAt:now:)`` answers
+/// ``ReplayVerdict/duplicate(firstAcceptedAt:)`` for it instead of throwing `replayed` (§5.5).
 public protocol ReplayGuard: Sendable {
     /// Records `messageID` as seen, or rejects it. Ids recorded this way are never taken for duplicates.
     ///
