@@ -29,6 +29,13 @@ nonisolated enum SealedPushConfig {
     ]
     /// Shown when the envelope cannot be opened in time; a key in the app's Localizable.strings. Never plaintext.
     static let fallback = Placeholder.localized(key: "NOTIFICATION_PLACEHOLDER")
+    /// Whether Apple granted this extension the notification-filtering entitlement
+    /// (`com.apple.developer.usernotifications.filtering`, requested from Apple and added to the extension target's
+    /// entitlements). With it, an exact duplicate of a notification shown moments ago (a backend's resend) is
+    /// suppressed; without it, it is delivered again with the same content (and the same `apns-collapse-id`, it
+    /// replaces the shown one). Never the placeholder. Leave false unless the entitlement is in the signed build:
+    /// without it iOS ignores an empty content and shows the sender's placeholder instead.
+    static let hasFilteringEntitlement = false
 
     /// `<app group container>/SealedPush`, the replay guard's directory (created by the app, never the extension).
     static var stateDirectory: URL? {
@@ -219,7 +226,10 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
                 reportObserver: { report in
                     // Which attachments arrived and which did not (an index, a code, a message): no content.
                     Metrics.record(report)
-                }
+                },
+                // An exact duplicate (outcome `.duplicate`, counted by the observer like any outcome) is shown again
+                // or, with the filtering entitlement, suppressed.
+                duplicates: SealedPushConfig.hasFilteringEntitlement ? .suppress : .deliverAgain
             )
         ))
     }
@@ -252,6 +262,10 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
             let mutable = Self.content(for: content, userInfo: original.userInfo)
             mutable.attachments = Self.notificationAttachments(delivery.attachments)
             handler(mutable)
+        case .suppressed:
+            // A duplicate suppressed (`DuplicateHandling.suppress`): an empty content, which iOS does not display
+            // because the extension has the filtering entitlement.
+            handler(UNNotificationContent())
         }
     }
 
@@ -318,7 +332,8 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
 
 /// Stand-in for the app's metrics.
 nonisolated enum Metrics {
-    /// One notification's outcome; `replayGuard` is false when the app group container is missing (entitlement).
+    /// One notification's outcome (`.decrypted`, `.duplicate(handling)` for a backend's resend, or
+    /// `.fallback(reason)`); `replayGuard` is false when the app group container is missing (entitlement).
     static func record(_ outcome: NotificationOutcome, replayGuard: Bool) {}
     /// Attachments that did not arrive, and why (no content).
     static func record(_ report: NotificationReport) {}

@@ -196,11 +196,25 @@ struct DemoCommand: AsyncParsableCommand {
         say("   image:    \(file.fileURL.lastPathComponent) (\(image.count) bytes, \(file.mediaType.mimeType), "
             + "identical to the original) — ready for UNNotificationAttachment")
 
-        // 8. The same push again: the replay guard refuses it and the placeholder is shown.
-        let replay = await withCheckedContinuation { continuation in
+        // 8. The same push again moments later (a gateway's resend after an ambiguous failure): an exact duplicate,
+        // so the same content is shown again, never the placeholder.
+        let resend = await withCheckedContinuation { continuation in
             step.didReceive(NotificationRequest(body: delivered)) { continuation.resume(returning: $0) }
         }
-        say("8. delivering the same push again → \(describe(replay.outcome)) (placeholder shown)")
+        guard resend.content == delivery.content else {
+            throw SealedPushError(.replayed, "the resend did not show the same content: \(resend.outcome)")
+        }
+        say("8. the same push again moments later (a resend) → \(describe(resend.outcome)) (same content shown)")
+        // 9. The same push replayed after the duplicate window: the replay guard refuses it, the placeholder shows.
+        let later = try SealedPushReceiver(
+            directory: keyringDirectory, serverPublicKeys: [identity.publicKey], topic: topic,
+            clock: .fixed(now + FileReplayGuard.defaultDuplicateWindow + 60))
+        let laterStep = NotificationServiceStep(
+            receiver: later, configuration: .init(fallbackPlaceholder: .text(body: "New notification")))
+        let replay = await withCheckedContinuation { continuation in
+            laterStep.didReceive(NotificationRequest(body: delivered)) { continuation.resume(returning: $0) }
+        }
+        say("9. the same push replayed 11 minutes later → \(describe(replay.outcome)) (placeholder shown)")
         say("done: sealed \(format(sealTime)), sent \(format(sendTime)), opened \(format(openTime)); "
             + "payload \(sealed.payload.count) bytes")
     }
@@ -210,6 +224,7 @@ struct DemoCommand: AsyncParsableCommand {
     private func describe(_ outcome: NotificationOutcome) -> String {
         switch outcome {
         case .decrypted: "decrypted"
+        case .duplicate(let handling): "duplicate (\(handling.rawValue))"
         case .fallback(let reason): "fallback: \(reason.rawValue)"
         }
     }

@@ -96,6 +96,7 @@ struct DeviceCommand: AsyncParsableCommand {
                     refuses issuedAt <=  \(time(state.evictedIssuedAt))   (ids evicted for room)
                     refuses expiresAt <= \(time(state.prunedThrough))   (expired ids dropped)
                     latest issuedAt:     \(time(state.latestIssuedAt))
+                    latest accepted at:  \(time(state.latestAcceptedAt))   (device time; duplicate windows end by it)
                     earliest issuedAt:   \(time(state.earliestIssuedAt))
                     latest expiresAt:    \(time(state.latestExpiresAt))
 

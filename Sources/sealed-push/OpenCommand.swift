@@ -11,7 +11,10 @@ struct OpenCommand: AsyncParsableCommand {
         abstract: "Open an APNs JSON body and print the content as JSON.",
         discussion: """
             With --keyring the device key ring is opened read-only and a replay guard is kept in the same \
-            directory: opening the same payload twice reports `replayed`, also after a restart. On any failure the \
+            directory, also across restarts. Opening the very same payload again within --duplicate-window seconds \
+            of its first opening (device time) is a duplicate, as a sender's resend is: the content is printed \
+            again (or nothing, with --suppress-duplicates) and `duplicate` is said on stderr, exit status 0. After \
+            the window, or for a different envelope reusing a message id, it reports `replayed`. On any failure the \
             error code and message go to stderr, no plaintext is printed, and the exit status is 1.
             """)
 
@@ -42,12 +45,23 @@ struct OpenCommand: AsyncParsableCommand {
     @Option(help: "With --attachments-dir: the time allowed for opening and fetching, in seconds (default 25).")
     var deadline: Int = 25
 
+    @Option(help: ArgumentHelp(
+        "With --keyring: how long after its first opening an exact copy of a payload is a duplicate, not a replay "
+            + "(seconds; 0 turns it off; default 600).", valueName: "seconds"))
+    var duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow
+
+    @Flag(help: "With --keyring: print nothing for a duplicate (as an extension with the filtering entitlement).")
+    var suppressDuplicates = false
+
     func validate() throws {
         guard deviceKeys.isEmpty != (keyring == nil) else {
             throw ValidationError("give either --keyring DIR or one or more --device-key FILE")
         }
         guard !serverPublic.isEmpty else { throw ValidationError("give at least one --server-public SPK1:… key") }
         if attachmentsDir != nil, keyring == nil { throw ValidationError("--attachments-dir needs --keyring") }
+        if keyring == nil, suppressDuplicates || duplicateWindow != FileReplayGuard.defaultDuplicateWindow {
+            throw ValidationError("--duplicate-window and --suppress-duplicates need --keyring")
+        }
     }
 
     func run() async throws {
@@ -60,20 +74,30 @@ struct OpenCommand: AsyncParsableCommand {
                 // The extension's own path: the step, with attachments and content references fetched.
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
-                    clock: .fixed(time))
+                    clock: .fixed(time), duplicateWindow: duplicateWindow)
                 let directory = URL(fileURLWithPath: attachmentsDir)
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
                 let step = NotificationServiceStep(receiver: receiver, configuration: .init(
                     deadline: .seconds(deadline),
-                    attachments: AttachmentConfiguration(transport: NIOBlobTransport(), directory: directory)))
+                    attachments: AttachmentConfiguration(transport: NIOBlobTransport(), directory: directory),
+                    duplicates: suppressDuplicates ? .suppress : .deliverAgain))
                 let delivery = await withCheckedContinuation { continuation in
                     step.didReceive(NotificationRequest(body: body)) { continuation.resume(returning: $0) }
                 }
-                guard case .decrypted(let content) = delivery.content, case .decrypted = delivery.outcome else {
+                if delivery.content == .suppressed, delivery.outcome == .duplicate(.suppress) {
+                    CLIIO.writeStderr("duplicate: an exact copy of a payload opened moments ago; suppressed\n")
+                    return
+                }
+                guard case .decrypted(let content) = delivery.content,
+                    delivery.outcome == .decrypted || delivery.outcome == .duplicate(.deliverAgain)
+                else {
                     let reason = if case .fallback(let reason) = delivery.outcome { reason.rawValue } else { "none" }
                     throw SealedPushError(
                         delivery.errorCode ?? .deadlineExceeded, "the step fell back (\(reason)); no plaintext shown")
+                }
+                if delivery.outcome == .duplicate(.deliverAgain) {
+                    CLIIO.writeStderr("duplicate: an exact copy of a payload opened moments ago; delivered again\n")
                 }
                 for attachment in delivery.attachments {
                     CLIIO.writeStderr("attachment \(attachment.index): \(attachment.fileURL.path)"
@@ -85,8 +109,14 @@ struct OpenCommand: AsyncParsableCommand {
             } else if let keyring {
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
-                    clock: .fixed(time))
+                    clock: .fixed(time), duplicateWindow: duplicateWindow)
                 opened = try receiver.open(body: body)
+                if case .duplicate(let firstAcceptedAt) = opened.replayVerdict {
+                    CLIIO.writeStderr("duplicate: an exact copy of the payload first opened at \(CLIIO.iso(firstAcceptedAt)), "
+                        + "within the \(duplicateWindow)-second window; "
+                        + (suppressDuplicates ? "suppressed\n" : "delivered again\n"))
+                    if suppressDuplicates { return }
+                }
             } else {
                 var privateKeys: [[UInt8]] = []
                 for path in deviceKeys {

@@ -99,8 +99,17 @@ import Testing
             title: "Secret title", body: "Secret body ✉️", badge: 3, threadID: "t",
             data: .object(["k": .array([.number(1), .number(2)])])))
 
-        // A second process opening the same payload: replayed, no plaintext anywhere.
-        let replay = try run(openArguments)
+        // A second process opening the same payload moments later (a sender's resend): an exact duplicate, so the
+        // same content again (keyring spec §5.5), `duplicate` on stderr; suppressed, nothing on stdout.
+        let again = try run(openArguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == opened.stdout)
+        #expect(again.stderr.hasPrefix("duplicate: "), "\(again.stderr)")
+        let suppressed = try run(openArguments + ["--suppress-duplicates"])
+        #expect(suppressed.status == 0 && suppressed.stdout.isEmpty)
+        #expect(suppressed.stderr.contains("suppressed"))
+        // Without a duplicate window (as after it): replayed, no plaintext anywhere.
+        let replay = try run(openArguments + ["--duplicate-window", "0"])
         #expect(replay.status != 0)
         #expect(replay.stderr.contains("replayed"))
         #expect(replay.stdout.isEmpty)
@@ -199,8 +208,8 @@ import Testing
         let state = try run(["device", "replay-state", "--keyring", "ring"])
         #expect(state.status == 0)
         #expect(state.stdout.contains("ids remembered:      1 of 16384"))
-        #expect(try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example"],
-                        stdin: sealed.stdout).stderr.hasPrefix("error: replayed:"))
+        #expect(try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                         "--duplicate-window", "0"], stdin: sealed.stdout).stderr.hasPrefix("error: replayed:"))
         #expect(try run(["device", "replay-state", "--keyring", "ring", "--reset"]).status == 0)
         #expect(try run(["device", "replay-state", "--keyring", "ring"]).stdout.contains("ids remembered:      0 of"))
         // Conflicting options are refused before anything runs.
@@ -300,8 +309,13 @@ import Testing
         #expect(files.count == 1 && files.first?.hasSuffix(".m4a") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path("received/" + (files.first ?? "")))) == audio)
         // Through the step, a failure still reports its exact code (not just the step's fallback reason).
+        // The same payload again moments later: a duplicate, delivered again through the step.
+        let duplicate = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
+                                 "--attachments-dir", "received"], stdin: sealed.stdout)
+        #expect(duplicate.status == 0, "\(duplicate.stderr)")
+        #expect(duplicate.stderr.contains("duplicate: ") && duplicate.stdout == opened.stdout)
         let again = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
-                             "--attachments-dir", "received"], stdin: sealed.stdout)
+                             "--attachments-dir", "received", "--duplicate-window", "0"], stdin: sealed.stdout)
         #expect(again.stderr.hasPrefix("error: replayed:"), "\(again.stderr)")
         let garbage = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
                                "--attachments-dir", "received"], stdin: "not json")

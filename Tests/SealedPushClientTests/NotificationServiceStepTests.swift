@@ -94,10 +94,11 @@ struct NotificationServiceStepTests {
         let body = try sealer.sealBody(contentJSON: #"{"body":"once"}"#, to: devicePublic, issuedAt: 1000, expiresAt: 2000)
 
         let first = try SealedPushReceiver(
-            directory: directory, serverPublicKeys: [sealer.serverPublicKey], topic: topic, clock: .fixed(1999)
+            directory: directory, serverPublicKeys: [sealer.serverPublicKey], topic: topic, clock: .fixed(1000)
         )
         #expect(try first.open(body: body).content.body == "once")
-        // "Restart": a new receiver and new store objects over the same directory.
+        // "Restart": a new receiver and new store objects over the same directory, past the 600-second duplicate
+        // window (within it the same envelope is a duplicate, keyring spec §5.5; DuplicateDeliveryTests).
         let second = try SealedPushReceiver(
             directory: directory, serverPublicKeys: [sealer.serverPublicKey], topic: topic, clock: .fixed(1999)
         )

@@ -41,7 +41,7 @@ struct ReplayGuardTests {
             == .notYetValid)
     }
 
-    @Test("file format: 33-byte header and 32 bytes per id; pruning drops expired ids")
+    @Test("file format: 41-byte header and 56 bytes per id; pruning drops expired ids")
     func fileFormatAndPruning() throws {
         let directory = try makeTemporaryDirectory()
         let guardian = FileReplayGuard(directory: directory, capacity: 3)
@@ -49,8 +49,8 @@ struct ReplayGuardTests {
         try guardian.checkAndRecord(messageID: id(1), issuedAt: 100, expiresAt: 110, now: 100)
         try guardian.checkAndRecord(messageID: id(2), issuedAt: 100, expiresAt: 120, now: 100)
         let bytes = [UInt8](try Data(contentsOf: file))
-        #expect(bytes.count == 33 + 2 * 32)
-        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [2])
+        #expect(bytes.count == 41 + 2 * 56)
+        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [3])
         // At 111 (and with a message issued at 111) id 1 has expired and is pruned: prunedThrough becomes 111.
         try guardian.checkAndRecord(messageID: id(3), issuedAt: 111, expiresAt: 200, now: 111)
         let state = try guardian.state(now: 111)
@@ -187,7 +187,7 @@ struct ReplayGuardTests {
         #expect(errorCode { try guardian.checkAndRecord(messageID: id(8), issuedAt: 1_500, expiresAt: 5_000, now: 2_050) }
             == .replayed)
         try guardian.checkAndRecord(messageID: id(9), issuedAt: 2_001, expiresAt: 5_000, now: 2_100)
-        #expect([UInt8](try Data(contentsOf: file))[4] == 2)
+        #expect([UInt8](try Data(contentsOf: file))[4] == 3)  // written back as the current version
     }
 
     @Test("corrupt state is reported, not silently reset; reset() is explicit")
@@ -229,7 +229,7 @@ struct ReplayGuardTests {
         }
         #expect(accepted.value == 50)
         let data = try Data(contentsOf: directory.appendingPathComponent(FileReplayGuard.fileName))
-        #expect(data.count == 33 + 50 * 32)
+        #expect(data.count == 41 + 50 * 56)  // version 3: 41-byte header, 56 bytes per id
     }
 }
 

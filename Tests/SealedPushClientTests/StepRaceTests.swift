@@ -95,6 +95,7 @@ struct StepRaceTests {
             case .fallback(.timedOut), .fallback(.authenticationFailure):
                 #expect(delivery.content == .placeholder(placeholder))
             case .fallback(let other): Issue.record("unexpected reason \(other)")
+            case .duplicate(let handling): Issue.record("unexpected duplicate \(handling)")
             }
         }
     }

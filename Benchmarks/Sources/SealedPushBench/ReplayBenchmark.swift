@@ -5,11 +5,13 @@ import SealedPushServer
 
 /// What the replay guard adds to a notification in the extension, measured beside the open itself: one check of a
 /// persisted `FileReplayGuard` (flock, read, parse, record, write, fsync, rename) with an empty and a full state
-/// (16,384 ids, 524 KB), and the same check on the in-memory guard at full state (the ledger's CPU alone).
+/// (16,384 ids, 918 KB in version 3), and the same check on the in-memory guard at full state (the ledger's CPU
+/// alone). Each check includes the envelope's digest (SHA-256), as the receiver computes it for duplicates.
 enum ReplayBenchmark {
     static func run(_ report: Report, fixture: Fixture, quick: Bool) throws {
         let (sealed, opener, now) = try fixture.sealedAndOpener()
         let body = sealed.payload
+        let envelope = try APNsPayload.extractEnvelope(fromBody: body)
         let openSamples = try Runner.compare([
             Benchmark(name: "open") { count in
                 var sink = 0
@@ -37,7 +39,9 @@ enum ReplayBenchmark {
             Benchmark(name: "memory") { count in
                 for _ in 0..<count {
                     clock += 1
-                    try memory.checkAndRecord(messageID: nextID(), issuedAt: clock, expiresAt: clock + 3_600, now: clock)
+                    _ = try memory.checkAndRecord(
+                        messageID: nextID(), envelopeDigest: EnvelopeDigest.of(envelope), issuedAt: clock,
+                        expiresAt: clock + 3_600, now: clock)
                 }
                 return count
             }
@@ -62,15 +66,19 @@ enum ReplayBenchmark {
         }
         let empty = try medianWall {
             try file.reset()
-            try file.checkAndRecord(messageID: nextID(), issuedAt: now, expiresAt: now + 3_600, now: now)
+            _ = try file.checkAndRecord(
+                messageID: nextID(), envelopeDigest: EnvelopeDigest.of(envelope), issuedAt: now, expiresAt: now + 3_600,
+                now: now)
         }
-        // A full state, written from the spec's layout (keyring-v1 §5: 33-byte header, 32-byte entries by id).
+        // A full state, written from the spec's layout (keyring-v1 §5: 41-byte header, 56-byte entries by id).
         try Data(specFile(count: capacity, now: now, next: nextID)).write(
             to: directory.appendingPathComponent(FileReplayGuard.fileName))
         var fileClock = now
         let full = try medianWall {
             fileClock += 1
-            try file.checkAndRecord(messageID: nextID(), issuedAt: fileClock, expiresAt: fileClock + 3_600, now: fileClock)
+            _ = try file.checkAndRecord(
+                messageID: nextID(), envelopeDigest: EnvelopeDigest.of(envelope), issuedAt: fileClock,
+                expiresAt: fileClock + 3_600, now: fileClock)
         }
         let state = try file.state(now: now)
         print(String(format: "replay: file guard check %.2f ms empty, %.2f ms full (%d ids); open %.1f µs",
@@ -85,16 +93,16 @@ enum ReplayBenchmark {
         report.add(fullRow)
     }
 
-    /// A version 2 replay state of `count` ids issued in the last minute and expiring in a day.
+    /// A version 3 replay state of `count` ids issued (and accepted) in the last minute and expiring in a day.
     private static func specFile(count: Int, now: UInt64, next: () -> [UInt8]) -> [UInt8] {
         func be64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
         var entries = (0..<count).map { index in
             (next(), now - 60 + UInt64(index) * 60 / UInt64(count), now + 86_400)
         }
         entries.sort { $0.0.lexicographicallyPrecedes($1.0) }
-        var out = Array("SPRG".utf8) + [2] + be64(0) + be64(0) + be64(now)
+        var out = Array("SPRG".utf8) + [3] + be64(0) + be64(0) + be64(now) + be64(now)
         out += [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)]
-        for (id, issued, expires) in entries { out += id + be64(issued) + be64(expires) }
+        for (id, issued, expires) in entries { out += id + be64(issued) + be64(expires) + be64(issued) + Array(id.reversed()) }
         return out
     }
 }

@@ -8,6 +8,7 @@ import SealedPushCore
 /// The exactly-once state machine behind one notification request.
 ///
 /// States: `pending(best: nil)` → `pending(best: content)` (decrypted, later work still running) → `finished`.
+/// The best attempt keeps the outcome it will be reported with (`decrypted`, or `duplicate` for a resend).
 /// Every event — success, failure, the step's own deadline, the system's expiry call — tries the single
 /// `pending → finished` transition under a lock; exactly one wins and calls the handler, outside the lock, once.
 /// Events after that are ignored. Safe from any thread.
@@ -22,6 +23,8 @@ final class CompletionGate: @unchecked Sendable {
     /// Attachments still being fetched when the best attempt was recorded: reported as `deadlineExceeded` if the
     /// request finishes before them.
     private var pendingAttachments: [Int] = []
+    /// The outcome the best attempt is delivered with.
+    private var bestOutcome = NotificationOutcome.decrypted
     private var report: (@Sendable (NotificationReport) -> Void)?
 
     private let lock = ClientLock()
@@ -74,25 +77,37 @@ final class CompletionGate: @unchecked Sendable {
     /// - Parameters:
     ///   - content: The decrypted content.
     ///   - pendingAttachments: Indexes of attachments still being fetched.
+    ///   - outcome: The outcome to report if the best attempt is delivered (`decrypted` or `duplicate`).
     @discardableResult
-    func recordBestAttempt(_ content: NotificationContent, pendingAttachments: [Int] = []) -> Bool {
+    func recordBestAttempt(
+        _ content: NotificationContent, pendingAttachments: [Int] = [], outcome: NotificationOutcome = .decrypted
+    ) -> Bool {
         lock.withLock {
             guard case .pending = state else { return false }
             state = .pending(best: content)
             self.pendingAttachments = pendingAttachments
+            bestOutcome = outcome
             return true
         }
     }
 
-    /// Finishes with decrypted content. - Returns: whether this call delivered.
+    /// Finishes with decrypted content, reported as `outcome` (`decrypted`, or `duplicate` for a resend delivered
+    /// again). - Returns: whether this call delivered.
     @discardableResult
     func succeed(
-        _ content: NotificationContent, attachments: [DeliveredAttachment] = [], failures: [AttachmentFailure] = []
+        _ content: NotificationContent, attachments: [DeliveredAttachment] = [], failures: [AttachmentFailure] = [],
+        outcome: NotificationOutcome = .decrypted
     ) -> Bool {
         finish { _ in
             NotificationDelivery(
-                content: .decrypted(content), outcome: .decrypted, attachments: attachments, attachmentFailures: failures)
+                content: .decrypted(content), outcome: outcome, attachments: attachments, attachmentFailures: failures)
         }
+    }
+
+    /// Finishes with nothing to show: a duplicate suppressed. - Returns: whether this call delivered.
+    @discardableResult
+    func suppressDuplicate() -> Bool {
+        finish { _ in NotificationDelivery(content: .suppressed, outcome: .duplicate(.suppress)) }
     }
 
     /// Finishes with the fallback (or the best attempt, if one was recorded). - Returns: whether this call delivered.
@@ -116,7 +131,7 @@ final class CompletionGate: @unchecked Sendable {
                 AttachmentFailure(index: $0, code: .deadlineExceeded,
                                   message: "the extension's time ran out before the attachment was ready")
             }
-            return NotificationDelivery(content: .decrypted(best), outcome: .decrypted, attachmentFailures: missing)
+            return NotificationDelivery(content: .decrypted(best), outcome: bestOutcome, attachmentFailures: missing)
         }
         return NotificationDelivery(content: fallback, outcome: .fallback(reason), errorCode: code)
     }

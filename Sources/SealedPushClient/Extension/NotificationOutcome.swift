@@ -43,10 +43,14 @@ public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// How a notification request ended: decrypted, or a fallback with its reason. Carries no plaintext.
+/// How a notification request ended: decrypted, a duplicate, or a fallback with its reason. Carries no plaintext.
 public enum NotificationOutcome: Sendable, Hashable {
     /// The decrypted content was delivered (possibly as a best attempt at expiry).
     case decrypted
+    /// The envelope was an exact duplicate of one opened moments ago (a sender's resend): its decrypted content was
+    /// delivered again (``DuplicateHandling/deliverAgain``) or an empty content suppressed it
+    /// (``DuplicateHandling/suppress``). Count it; the user saw no placeholder.
+    case duplicate(DuplicateHandling)
     /// The fallback placeholder was delivered.
     case fallback(FallbackReason)
 }
@@ -61,6 +65,10 @@ public struct NotificationDelivery: Sendable, Hashable {
         case placeholder(Placeholder)
         /// The request's own content unchanged (the sender's placeholder `aps` alert).
         case original
+        /// Nothing to show: a duplicate suppressed (``DuplicateHandling/suppress``). Map it to an empty
+        /// `UNNotificationContent()`, which iOS does not display when the extension has the notification-filtering
+        /// entitlement.
+        case suppressed
     }
 
     /// The content to show.
@@ -72,7 +80,7 @@ public struct NotificationDelivery: Sendable, Hashable {
     /// The attachments (and the content reference) that did not make it, and why.
     public let attachmentFailures: [AttachmentFailure]
     /// For a fallback caused by an error, its exact code (``FallbackReason`` groups several codes under one
-    /// reason); nil for timeouts and decrypted content.
+    /// reason); nil for timeouts, decrypted content and duplicates.
     public let errorCode: SealedPushError.Code?
 
     init(
@@ -96,7 +104,7 @@ public struct NotificationDelivery: Sendable, Hashable {
 
 /// A delivery as metrics see it: never content, never keys.
 public struct NotificationReport: Sendable, Hashable {
-    /// Decrypted or fallback, with its reason.
+    /// Decrypted, duplicate (and how it was handled) or fallback, with its reason.
     public let outcome: NotificationOutcome
     /// How many attachment files were delivered.
     public let deliveredAttachments: Int

@@ -16,6 +16,9 @@ import SealedPushCore
 /// - Best attempt: once the envelope is decrypted, that content is what expiry or the deadline delivers, even while
 ///   later work (``Configuration/enrich``) is still running; before that, the fallback placeholder.
 /// - Every request ends in a ``NotificationOutcome`` given to ``Configuration/observer``. Nothing is logged.
+/// - An exact duplicate of an envelope opened moments ago (a sender's resend, `Specs/keyring-v1.md` §5.5) never
+///   shows the fallback: it is delivered again or suppressed, as ``Configuration/duplicates`` says, with outcome
+///   ``NotificationOutcome/duplicate(_:)``. A replay of an old envelope still falls back with `replayed`.
 ///
 /// The extension only reads keys: it never creates, rotates or rewrites them, and reports
 /// ``FallbackReason/keysUnavailable`` when they cannot be read.
@@ -38,6 +41,9 @@ public final class NotificationServiceStep: Sendable {
         /// Receives every request's report once, after the content handler: the outcome plus which attachments
         /// arrived and which did not, and why. Never given plaintext.
         public var reportObserver: (@Sendable (NotificationReport) -> Void)?
+        /// What an exact duplicate delivers: the same content again (default) or nothing
+        /// (``DuplicateHandling/suppress``, for extensions with the notification-filtering entitlement).
+        public var duplicates: DuplicateHandling
 
         /// Creates a configuration.
         ///
@@ -48,13 +54,15 @@ public final class NotificationServiceStep: Sendable {
         ///   - enrich: Optional later work on decrypted content.
         ///   - attachments: Attachment and content-reference fetching, or nil for text only.
         ///   - reportObserver: The report observer.
+        ///   - duplicates: What an exact duplicate delivers (default: the same content again).
         public init(
             deadline: Duration = .seconds(25),
             fallbackPlaceholder: Placeholder? = nil,
             observer: (@Sendable (NotificationOutcome) -> Void)? = nil,
             enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)? = nil,
             attachments: AttachmentConfiguration? = nil,
-            reportObserver: (@Sendable (NotificationReport) -> Void)? = nil
+            reportObserver: (@Sendable (NotificationReport) -> Void)? = nil,
+            duplicates: DuplicateHandling = .deliverAgain
         ) {
             self.deadline = deadline
             self.fallbackPlaceholder = fallbackPlaceholder
@@ -62,6 +70,7 @@ public final class NotificationServiceStep: Sendable {
             self.enrich = enrich
             self.attachments = attachments
             self.reportObserver = reportObserver
+            self.duplicates = duplicates
         }
     }
 
@@ -118,6 +127,7 @@ public final class NotificationServiceStep: Sendable {
 
         let open = self.open
         let enrich = configuration.enrich
+        let duplicates = configuration.duplicates
         let pipeline = configuration.attachments.map(AttachmentPipeline.init)
         // Opening does blocking file I/O (key ring read, replay guard flock): keep it off the Swift concurrency pool.
         DispatchQueue.global(qos: .userInitiated).async {
@@ -129,31 +139,37 @@ public final class NotificationServiceStep: Sendable {
                 gate.fail(FallbackReason(error), code: (error as? SealedPushError)?.code)
                 return
             }
+            if opened.isDuplicate, duplicates == .suppress {
+                gate.suppressDuplicate()
+                return
+            }
+            let outcome: NotificationOutcome = opened.isDuplicate ? .duplicate(.deliverAgain) : .decrypted
             let needsAttachments = pipeline.map {
                 !$0.plannedIndexes(for: opened.content).isEmpty
                     || ($0.configuration.fetchesContentReferences && opened.content.contentReference != nil)
             } ?? false
             guard enrich != nil || needsAttachments else {
-                gate.succeed(opened.content)
+                gate.succeed(opened.content, outcome: outcome)
                 return
             }
             // The text (or a reference's preview) is the best attempt while files and the full content arrive.
-            gate.recordBestAttempt(opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [])
+            gate.recordBestAttempt(
+                opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [],
+                outcome: outcome)
             gate.attach(Task.detached {
-                var outcome = AttachmentPipeline.Outcome(content: opened.content)
+                var fetched = AttachmentPipeline.Outcome(content: opened.content)
                 if needsAttachments, let pipeline {
-                    outcome = await pipeline.run(opened.content, deadline: requestDeadline)
+                    fetched = await pipeline.run(opened.content, deadline: requestDeadline)
                 }
                 if let enrich {
-                    let input = OpenedNotification(
-                        content: outcome.content, messageID: opened.messageID, issuedAt: opened.issuedAt,
-                        expiresAt: opened.expiresAt, recipientKeyID: opened.recipientKeyID,
-                        senderKeyID: opened.senderKeyID)
-                    outcome.content = (try? await enrich(input)) ?? outcome.content
+                    let input = opened.replacingContent(fetched.content)
+                    fetched.content = (try? await enrich(input)) ?? fetched.content
                 }
-                if !gate.succeed(outcome.content, attachments: outcome.delivered, failures: outcome.failures) {
+                if !gate.succeed(
+                    fetched.content, attachments: fetched.delivered, failures: fetched.failures, outcome: outcome)
+                {
                     // Expiry or the deadline delivered first: the files are not shown, so they must not stay.
-                    outcome.removeFiles()
+                    fetched.removeFiles()
                 }
             })
         }

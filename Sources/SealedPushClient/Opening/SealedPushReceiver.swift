@@ -61,16 +61,19 @@ public struct SealedPushReceiver: Sendable {
     ///   - serverPublicKeys: Raw 32-byte X25519 public keys of the pinned server identities.
     ///   - topic: The APNs topic (bundle id).
     ///   - clock: The source of "now".
+    ///   - duplicateWindow: The replay guard's duplicate window in seconds (default 600; 0 for none,
+    ///     `Specs/keyring-v1.md` §5.5).
     /// - Throws: `SealedPushError` with code `invalidKey` or `invalidTopic`.
     public init(
         directory: URL,
         serverPublicKeys: [[UInt8]],
         topic: String,
-        clock: SealedPushClock = .system
+        clock: SealedPushClock = .system,
+        duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow
     ) throws {
         try self.init(
             keyStore: FileKeyStore(directory: directory, access: .readOnly),
-            replayGuard: FileReplayGuard(directory: directory),
+            replayGuard: FileReplayGuard(directory: directory, duplicateWindow: duplicateWindow),
             serverPublicKeys: serverPublicKeys,
             topic: topic,
             clock: clock
@@ -82,7 +85,9 @@ public struct SealedPushReceiver: Sendable {
     /// - Parameter body: The raw APNs JSON body.
     /// - Returns: The opened notification.
     /// - Throws: `SealedPushError`: the codes of ``EnvelopeOpener/open(body:now:)``, then `keysUnavailable` /
-    ///   `keyStoreCorrupt` (key ring), `replayed` or the replay guard's codes.
+    ///   `keyStoreCorrupt` (key ring), `replayed` or the replay guard's codes. An exact copy of an envelope opened
+    ///   within the guard's duplicate window is not an error: it opens with ``OpenedNotification/replayVerdict``
+    ///   ``ReplayVerdict/duplicate(firstAcceptedAt:)``.
     public func open(body: [UInt8]) throws -> OpenedNotification {
         try open(envelope: APNsPayload.extractEnvelope(fromBody: body))
     }
@@ -111,8 +116,13 @@ public struct SealedPushReceiver: Sendable {
         let now = clock.now()
         let opened = try opener.open(envelope: envelope, now: now)
         // Step 13, only after steps 11 and 12 succeeded.
-        try replayGuard?.checkAndRecord(
-            messageID: opened.messageID, issuedAt: opened.issuedAt, expiresAt: opened.expiresAt, now: now)
-        return opened
+        guard let replayGuard else { return opened }
+        let verdict = try replayGuard.checkAndRecord(
+            messageID: opened.messageID, envelopeDigest: EnvelopeDigest.of(envelope), issuedAt: opened.issuedAt,
+            expiresAt: opened.expiresAt, now: now)
+        return OpenedNotification(
+            content: opened.content, messageID: opened.messageID, issuedAt: opened.issuedAt,
+            expiresAt: opened.expiresAt, recipientKeyID: opened.recipientKeyID, senderKeyID: opened.senderKeyID,
+            replayVerdict: verdict)
     }
 }

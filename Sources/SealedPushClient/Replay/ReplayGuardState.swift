@@ -14,6 +14,11 @@ public struct ReplayGuardState: Sendable, Hashable {
     public var prunedThrough: UInt64
     /// The latest authenticated `issuedAt` recorded (the senders' clock).
     public var latestIssuedAt: UInt64
+    /// The latest device time at which an id was recorded, bounded by `latestIssuedAt + 600`; duplicate windows are
+    /// measured up to at least this time, so a device clock set back cannot reopen one. 0 when none was.
+    public var latestAcceptedAt: UInt64
+    /// The guard's duplicate window in seconds (0: off).
+    public var duplicateWindow: UInt64
     /// The earliest `issuedAt` among remembered ids, if any.
     public var earliestIssuedAt: UInt64?
     /// The latest `expiresAt` among remembered ids, if any.

@@ -2,7 +2,10 @@ import SealedPushCore
 
 /// The bounded set behind every replay guard, with its binary file form (`Specs/keyring-v1.md` §5).
 ///
-/// Three persisted values make it safe when full and when the device clock misbehaves:
+/// Each id is kept with its envelope's times, the device time it was first accepted and a digest of the envelope,
+/// so an exact copy arriving within the duplicate window (a sender's resend) is told from a replay (§5.5).
+///
+/// Four persisted values make it safe when full and when the device clock misbehaves:
 /// - ``evictedIssuedAt``: the latest `issuedAt` of an id evicted for room. An envelope issued no later than that
 ///   could be an evicted one and is refused; one issued after it never is.
 /// - ``latestIssuedAt``: the latest authenticated `issuedAt` recorded — the sender's clock, a lower bound on real
@@ -10,23 +13,65 @@ import SealedPushCore
 /// - ``prunedThrough``: ids are dropped only when they expire before `min(now, latestIssuedAt)`, and the largest
 ///   such bound is kept: an envelope expiring no later than that is refused, so an id dropped while the device
 ///   clock ran ahead cannot open again when the clock goes back.
+/// - ``latestAcceptedAt``: the latest device time at which an id was accepted, bounded by `latestIssuedAt + 600`.
+///   A duplicate window is measured up to it, so a device clock set back cannot reopen a window that has passed.
 struct ReplayLedger: Equatable {
     static func == (lhs: ReplayLedger, rhs: ReplayLedger) -> Bool {
         lhs.evictedIssuedAt == rhs.evictedIssuedAt && lhs.prunedThrough == rhs.prunedThrough
-            && lhs.latestIssuedAt == rhs.latestIssuedAt && lhs.entries == rhs.entries
+            && lhs.latestIssuedAt == rhs.latestIssuedAt && lhs.latestAcceptedAt == rhs.latestAcceptedAt
+            && lhs.entries == rhs.entries
     }
 
     static let magic: [UInt8] = Array("SPRG".utf8)
-    static let version: UInt8 = 2
-    static let headerLength = 33
-    static let entryLength = 32
+    static let version: UInt8 = 3
+    static let headerLength = 41
+    static let entryLength = 56
+    /// Version 2: no acceptance times, no digests (read and migrated).
+    static let version2: UInt8 = 2
+    static let version2HeaderLength = 33
+    static let version2EntryLength = 32
     static let legacyVersion: UInt8 = 1
     static let legacyHeaderLength = 17
     static let legacyEntryLength = 24
+    /// The length of an envelope digest.
+    static let digestLength = 16
+
+    /// The first 16 bytes of SHA-256 over the binary envelope, as two big-endian halves; all zero means "no
+    /// digest": the entry never matches a duplicate (ids recorded without a digest, migrated, or whose duplicate
+    /// window has closed).
+    struct Digest: Hashable {
+        var high: UInt64
+        var low: UInt64
+        static let none = Digest(high: 0, low: 0)
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+
+        /// - Parameter bytes: 16 bytes.
+        init(_ bytes: [UInt8]) {
+            high = ReplayLedger.uint64(bytes, at: 0)
+            low = ReplayLedger.uint64(bytes, at: 8)
+        }
+    }
 
     struct Entry: Equatable {
         var issuedAt: UInt64
         var expiresAt: UInt64
+        /// The device time at which the id was accepted (0 when unknown: migrated).
+        var acceptedAt: UInt64 = 0
+        var digest: Digest = .none
+    }
+
+    /// What ``check(messageID:digest:issuedAt:expiresAt:now:capacity:window:)`` decided.
+    enum Decision: Equatable {
+        /// A new id, now recorded.
+        case recorded
+        /// An exact copy of the envelope accepted at `firstAcceptedAt` (device time), within the window.
+        case duplicate(firstAcceptedAt: UInt64)
+        /// Refused; `changed` says whether the ledger changed anyway (a duplicate window closed) and must be written.
+        case refused(SealedPushError, changed: Bool)
     }
 
     /// Heap keys; an element whose id is gone from ``entries`` (or holds other times) is stale and skipped.
@@ -57,15 +102,18 @@ struct ReplayLedger: Equatable {
     var prunedThrough: UInt64 = 0
     /// The latest authenticated `issuedAt` recorded.
     var latestIssuedAt: UInt64 = 0
+    /// The latest `min(now, latestIssuedAt + 600)` at which an id was recorded: duplicate windows are measured up
+    /// to at least this time.
+    var latestAcceptedAt: UInt64 = 0
     var entries: [[UInt8]: Entry] = [:]
-    /// Whether this ledger was read from a version 1 file (its migration must be written back at once, so the
-    /// migration time it was computed with stays fixed).
+    /// Whether this ledger was read from a version 1 or 2 file (its migration is written back at once, so the
+    /// migration time a version 1 file was read with stays fixed).
     private(set) var migrated = false
 
     init() {}
 
-    /// Parses the file form: version 2, or a version 1 file, migrated without letting any recorded or evicted id
-    /// open again.
+    /// Parses the file form: version 3, or a version 2 or 1 file, migrated without letting any recorded or evicted id
+    /// open again (their entries carry no digest, so none of them is ever taken for a duplicate).
     ///
     /// - Parameters:
     ///   - bytes: The file's bytes.
@@ -76,23 +124,48 @@ struct ReplayLedger: Equatable {
         }
         switch bytes[4] {
         case Self.version:
-            guard bytes.count >= Self.headerLength else { throw Self.corrupt("header shorter than 33 bytes") }
+            guard bytes.count >= Self.headerLength else { throw Self.corrupt("header shorter than 41 bytes") }
             evictedIssuedAt = Self.uint64(bytes, at: 5)
             prunedThrough = Self.uint64(bytes, at: 13)
             latestIssuedAt = Self.uint64(bytes, at: 21)
-            let count = Self.uint32(bytes, at: 29)
+            latestAcceptedAt = Self.uint64(bytes, at: 29)
+            let count = Self.uint32(bytes, at: 37)
             guard bytes.count == Self.headerLength + count * Self.entryLength else {
                 throw Self.corrupt("length \(bytes.count) does not match \(count) entries")
             }
             var offset = Self.headerLength
             for _ in 0..<count {
                 let entry = Entry(issuedAt: Self.uint64(bytes, at: offset + 16),
-                                  expiresAt: Self.uint64(bytes, at: offset + 24))
+                                  expiresAt: Self.uint64(bytes, at: offset + 24),
+                                  acceptedAt: Self.uint64(bytes, at: offset + 32),
+                                  digest: Digest(high: Self.uint64(bytes, at: offset + 40),
+                                                 low: Self.uint64(bytes, at: offset + 48)))
                 guard entry.issuedAt <= entry.expiresAt else {
                     throw Self.corrupt("an entry expires before it was issued")
                 }
                 try insertParsed(Array(bytes[offset..<(offset + 16)]), entry)
                 offset += Self.entryLength
+            }
+        case Self.version2:
+            migrated = true
+            guard bytes.count >= Self.version2HeaderLength else { throw Self.corrupt("header shorter than 33 bytes") }
+            evictedIssuedAt = Self.uint64(bytes, at: 5)
+            prunedThrough = Self.uint64(bytes, at: 13)
+            latestIssuedAt = Self.uint64(bytes, at: 21)
+            let count = Self.uint32(bytes, at: 29)
+            guard bytes.count == Self.version2HeaderLength + count * Self.version2EntryLength else {
+                throw Self.corrupt("length \(bytes.count) does not match \(count) entries")
+            }
+            var offset = Self.version2HeaderLength
+            for _ in 0..<count {
+                // No acceptance time and no digest were kept: these ids are only ever replays.
+                let entry = Entry(issuedAt: Self.uint64(bytes, at: offset + 16),
+                                  expiresAt: Self.uint64(bytes, at: offset + 24))
+                guard entry.issuedAt <= entry.expiresAt else {
+                    throw Self.corrupt("an entry expires before it was issued")
+                }
+                try insertParsed(Array(bytes[offset..<(offset + 16)]), entry)
+                offset += Self.version2EntryLength
             }
         case Self.legacyVersion:
             migrated = true
@@ -132,12 +205,16 @@ struct ReplayLedger: Equatable {
         Self.append(evictedIssuedAt, to: &out)
         Self.append(prunedThrough, to: &out)
         Self.append(latestIssuedAt, to: &out)
+        Self.append(latestAcceptedAt, to: &out)
         let count = UInt32(entries.count)
         out += [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)]
         for (id, entry) in entries.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             out += id
             Self.append(entry.issuedAt, to: &out)
             Self.append(entry.expiresAt, to: &out)
+            Self.append(entry.acceptedAt, to: &out)
+            Self.append(entry.digest.high, to: &out)
+            Self.append(entry.digest.low, to: &out)
         }
         return out
     }
@@ -162,9 +239,36 @@ struct ReplayLedger: Equatable {
         }
     }
 
+    /// Records a message id without a digest (it is never taken for a duplicate), or throws why not.
     mutating func record(messageID: [UInt8], issuedAt: UInt64, expiresAt: UInt64, now: UInt64, capacity: Int) throws {
+        let decision = try check(
+            messageID: messageID, digest: nil, issuedAt: issuedAt, expiresAt: expiresAt, now: now, capacity: capacity,
+            window: 0)
+        if case .refused(let error, _) = decision { throw error }
+    }
+
+    /// Decides on an envelope that opened (`Specs/keyring-v1.md` §5.1): a new id is recorded, an exact copy of an
+    /// envelope accepted less than `window` seconds ago is a duplicate, anything else seen before is refused.
+    ///
+    /// - Parameters:
+    ///   - messageID: The 16-byte message id.
+    ///   - digest: The envelope's 16-byte digest (``EnvelopeDigest``), or nil to record without one.
+    ///   - issuedAt: The envelope's authenticated `issuedAt`.
+    ///   - expiresAt: The envelope's `expiresAt`.
+    ///   - now: The device time.
+    ///   - capacity: The most ids kept.
+    ///   - window: The duplicate window in seconds (0: no duplicates).
+    /// - Returns: The decision; ``Decision/refused(_:changed:)`` carries the `replayed` error.
+    /// - Throws: `SealedPushError` with code `invalidArgument`, `expired` or `notYetValid`.
+    mutating func check(
+        messageID: [UInt8], digest: [UInt8]?, issuedAt: UInt64, expiresAt: UInt64, now: UInt64, capacity: Int,
+        window: UInt64
+    ) throws -> Decision {
         guard messageID.count == EnvelopeV1.messageIDLength else {
             throw SealedPushError(.invalidArgument, "a message id is 16 bytes, got \(messageID.count)")
+        }
+        if let digest, digest.count != Self.digestLength {
+            throw SealedPushError(.invalidArgument, "an envelope digest is \(Self.digestLength) bytes, got \(digest.count)")
         }
         guard issuedAt <= expiresAt else {
             throw SealedPushError(.invalidArgument, "expiresAt \(expiresAt) is before issuedAt \(issuedAt)")
@@ -174,27 +278,58 @@ struct ReplayLedger: Equatable {
         }
         try EnvelopeV1.checkNotBefore(issuedAt: issuedAt, now: now)
         let id = Self.hex(messageID)
-        guard entries[messageID] == nil else {
-            throw SealedPushError(.replayed, "message \(id) was already opened")
+        let presented = digest.map(Digest.init) ?? .none
+        if let entry = entries[messageID] {
+            return duplicateOrReplay(messageID, id: id, entry: entry, presented: presented, now: now, window: window)
         }
         guard expiresAt > prunedThrough else {
-            throw SealedPushError(
+            return .refused(SealedPushError(
                 .replayed,
                 "message \(id) expires at \(expiresAt), not after \(prunedThrough), up to which the replay guard has "
-                    + "dropped expired ids; it cannot be proven fresh")
+                    + "dropped expired ids; it cannot be proven fresh"), changed: false)
         }
         guard evictedIssuedAt == 0 || issuedAt > evictedIssuedAt else {
-            throw SealedPushError(
+            return .refused(SealedPushError(
                 .replayed,
                 "message \(id) was issued at \(issuedAt), not after \(evictedIssuedAt), the latest issue time the "
-                    + "full replay guard evicted; it cannot be proven fresh")
+                    + "full replay guard evicted; it cannot be proven fresh"), changed: false)
         }
-        entries[messageID] = Entry(issuedAt: issuedAt, expiresAt: expiresAt)
+        entries[messageID] = Entry(issuedAt: issuedAt, expiresAt: expiresAt, acceptedAt: now, digest: presented)
         evictionOrder.insert(ByIssue(issuedAt: issuedAt, expiresAt: expiresAt, id: messageID))
         expiryOrder.insert(ByExpiry(expiresAt: expiresAt, id: messageID))
         latestIssuedAt = max(latestIssuedAt, issuedAt)
+        let (ceiling, overflow) = latestIssuedAt.addingReportingOverflow(EnvelopeV1.maxClockSkew)
+        latestAcceptedAt = max(latestAcceptedAt, overflow ? now : min(now, ceiling))
         prune(now: now)
         evict(toCapacity: max(capacity, 1))
+        return .recorded
+    }
+
+    /// The rule for an id already recorded (§5.5): the same digest (not none), accepted at or before `now`, and
+    /// `max(now, latestAcceptedAt)` before the window's end is a duplicate. An exact copy seen once the window has
+    /// passed closes the entry (its digest is cleared), so setting the clock back cannot make it a duplicate again.
+    private mutating func duplicateOrReplay(
+        _ messageID: [UInt8], id: String, entry: Entry, presented: Digest, now: UInt64, window: UInt64
+    ) -> Decision {
+        guard presented != .none, entry.digest == presented else {
+            let why = entry.digest == .none || presented == .none
+                ? "was already opened"
+                : "was already opened (this is a different envelope reusing its id)"
+            return .refused(SealedPushError(.replayed, "message \(id) \(why)"), changed: false)
+        }
+        let latest = max(now, latestAcceptedAt)
+        // latest >= now >= acceptedAt below, so the subtraction cannot wrap.
+        if entry.acceptedAt <= now, latest - entry.acceptedAt < window {
+            return .duplicate(firstAcceptedAt: entry.acceptedAt)
+        }
+        let passed = latest >= entry.acceptedAt && latest - entry.acceptedAt >= window
+        if passed { entries[messageID]?.digest = .none }
+        return .refused(SealedPushError(
+            .replayed,
+            "message \(id) was already opened at \(entry.acceptedAt) (device time, UNIX seconds); this exact copy "
+                + "came at \(now), " + (passed ? "after the \(window)-second duplicate window"
+                                          : "before it was first opened (the device clock went back)")),
+            changed: passed)
     }
 
     /// Evicts the ids issued earliest until `capacity` remain, raising ``evictedIssuedAt``.
@@ -225,7 +360,7 @@ struct ReplayLedger: Equatable {
         SealedPushError(.keyStoreCorrupt, "replay guard file is corrupt: \(detail)")
     }
 
-    private static func uint64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+    static func uint64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
         bytes[offset..<(offset + 8)].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
