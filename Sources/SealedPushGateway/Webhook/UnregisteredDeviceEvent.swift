@@ -12,7 +12,7 @@ public struct UnregisteredDeviceEvent: Sendable, Hashable {
     public var deviceID: String
     /// APNs's reason: `Unregistered`, `BadDeviceToken` or `DeviceTokenNotForTopic`.
     public var reason: String
-    /// When the device was marked unregistered.
+    /// Since when the token is invalid: APNs's `timestamp` of a 410 answer, else when the gateway marked the device.
     public var unregisteredAt: Date
 
     /// Creates an event.
