@@ -35,6 +35,9 @@ let package = Package(
         // Gateway storage only (SealedPushGateway and its tests).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Gateway delivery workers: a lifecycle Service and their metrics.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Core (Foundation only)
@@ -132,11 +135,16 @@ let package = Package(
         .target(
             name: "SealedPushGateway",
             dependencies: [
-                "SealedPushCore",
-                .product(name: "Crypto", package: "swift-crypto"),  // SHA-256 of API keys
+                "SealedPushCore", "SealedPushAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),  // SHA-256 of API keys, webhook HMAC
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -221,6 +229,15 @@ let package = Package(
             dependencies: [
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),  // reads the tables back raw
+                // Delivery: the APNs emulator, a service group, test metrics, a loopback webhook receiver.
+                "SealedPushAPNs", "SealedPushAPNsEmulator",
+                .product(name: "Crypto", package: "swift-crypto"),  // bare SHA-256 for an independent HMAC check
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),

@@ -1,0 +1,17 @@
+import Testing
+
+/// The delivery workers on SQLite (a real database file) against the APNs emulator on loopback.
+@Suite("Delivery on SQLite", .serialized)  // one at a time: each is load on 2 shared cores
+struct DeliverySQLiteTests {
+    @Test func deliversEachJobOnce() async throws { try await DeliveryContract.deliversEachJobOnce(SQLiteHarness()) }
+    @Test func unregisteredTokensStopSends() async throws { try await DeliveryContract.unregisteredTokensStopSends(SQLiteHarness()) }
+    @Test func expiredJobsAreNotSent() async throws { try await DeliveryContract.expiredJobsAreNotSent(SQLiteHarness()) }
+    @Test func lapsedLeaseIsTakenOver() async throws { try await DeliveryContract.lapsedLeaseIsTakenOver(SQLiteHarness()) }
+    @Test func resendAfterCrashIsIdentical() async throws { try await DeliveryContract.resendAfterCrashIsIdentical(SQLiteHarness()) }
+    @Test func faultsLoseNothing() async throws { try await DeliveryContract.faultsLoseNothing(SQLiteHarness()) }
+    @Test func permanentFailureKeepsAPNsReason() async throws { try await DeliveryContract.permanentFailureKeepsAPNsReason(SQLiteHarness()) }
+    @Test func exhaustedRetriesFail() async throws { try await DeliveryContract.exhaustedRetriesFail(SQLiteHarness()) }
+    @Test func shutdownAbandonsHungSendsToLeaseExpiry() async throws { try await DeliveryContract.shutdownAbandonsHungSendsToLeaseExpiry(SQLiteHarness()) }
+    @Test func twoNodesDeliverEachJobOnce() async throws { try await DeliveryContract.twoNodesDeliverEachJobOnce(SQLiteHarness()) }
+    @Test func gracefulShutdownFinishesInFlight() async throws { try await DeliveryContract.gracefulShutdownFinishesInFlight(SQLiteHarness()) }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A small HTTP/1.1 server on loopback that records every request (method, path, headers, body) and answers each
+/// with the next status of a script (200 once the script is used up).
+final class WebhookReceiver: Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let state: State
+
+    final class State: @unchecked Sendable {
+        private let lock = NSLock()
+        private var answers: [Int]
+        private var received: [Request] = []
+        init(answers: [Int]) { self.answers = answers }
+        func record(_ request: Request) -> Int {
+            lock.withLock {
+                received.append(request)
+                return answers.isEmpty ? 200 : answers.removeFirst()
+            }
+        }
+        var requests: [Request] { lock.withLock { received } }
+    }
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+    var requests: [Request] { state.requests }
+
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, state: State) {
+        self.group = group
+        self.channel = channel
+        self.state = state
+    }
+
+    /// Starts a receiver answering the statuses in `answers` in turn, then 200.
+    static func start(answers: [Int]) async throws -> WebhookReceiver {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let state = State(answers: answers)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(state: state))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return WebhookReceiver(group: group, channel: channel, state: state)
+    }
+
+    func stop() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private let state: State
+        private var head: HTTPRequestHead?
+        private var body: [UInt8] = []
+
+        init(state: State) { self.state = state }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                body = []
+            case .body(let buffer):
+                body += buffer.readableBytesView
+            case .end:
+                guard let head else { return }
+                let status = state.record(
+                    Request(
+                        method: head.method.rawValue, path: head.uri,
+                        headers: head.headers.map { ($0.name, $0.value) }, body: body))
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Length", value: "0")
+                headers.add(name: "Connection", value: "close")
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: status), headers: headers))),
+                    promise: nil)
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+}
