@@ -13,6 +13,8 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     public var storeDeadline: Duration
     /// How long `/healthz` waits for the database's ping.
     public var healthDeadline: Duration
+    /// A connection that sends nothing (no request, no body bytes) for this long is closed.
+    public var idleTimeout: Duration
 
     /// Creates a configuration.
     /// - Parameters:
@@ -21,14 +23,16 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     ///   - maxBodyBytes: The largest request body.
     ///   - storeDeadline: The deadline of each store call.
     ///   - healthDeadline: The deadline of the readiness ping.
+    ///   - idleTimeout: How long an idle connection stays open.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
-        storeDeadline: Duration = .seconds(10), healthDeadline: Duration = .seconds(2)
+        storeDeadline: Duration = .seconds(10), healthDeadline: Duration = .seconds(2), idleTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
         self.maxBodyBytes = maxBodyBytes
         self.storeDeadline = storeDeadline
         self.healthDeadline = healthDeadline
+        self.idleTimeout = idleTimeout
     }
 }

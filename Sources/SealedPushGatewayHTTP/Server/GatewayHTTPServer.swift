@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// of this app is read), then reads the body up to ``GatewayHTTPConfiguration/maxBodyBytes`` (`413`), then
 /// validates it (`400`/`422` naming the field). Content is sealed at once; only sealed bodies reach the store, and
 /// neither logs nor error messages carry content.
-public struct GatewayHTTPServer: Service {
+public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// Listening address and limits.
     public let configuration: GatewayHTTPConfiguration
     private let store: any GatewayStore
@@ -54,11 +54,18 @@ public struct GatewayHTTPServer: Service {
             calls: calls, sealers: AppSealers(), overflow: overflow, metrics: metrics, clock: clock)
     }
 
+    /// The listening address only (service groups log their services' descriptions).
+    public var description: String { "GatewayHTTPServer(\(configuration.host):\(configuration.port))" }
+
     /// Listens and serves until graceful shutdown (or cancellation).
     public func run() async throws {
         let onListening = self.onListening
+        let idle = configuration.idleTimeout.components
         let application = Application(
             router: makeRouter(),
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },

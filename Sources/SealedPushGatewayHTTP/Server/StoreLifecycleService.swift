@@ -5,7 +5,7 @@ import ServiceLifecycle
 ///
 /// Put it first in a `ServiceGroup`: services shut down in reverse order, so the store closes after every
 /// service that uses it (the HTTP server, the delivery worker) has finished.
-public struct StoreLifecycleService: Service {
+public struct StoreLifecycleService: Service, CustomStringConvertible {
     private let store: any GatewayStore
 
     /// Creates the service.
@@ -13,6 +13,9 @@ public struct StoreLifecycleService: Service {
     public init(store: any GatewayStore) {
         self.store = store
     }
+
+    /// The store's type only (service groups log their services' descriptions).
+    public var description: String { "StoreLifecycleService(\(type(of: store)))" }
 
     /// Waits for graceful shutdown (or cancellation), then closes the store.
     public func run() async throws {
