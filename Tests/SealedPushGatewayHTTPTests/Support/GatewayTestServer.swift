@@ -41,7 +41,8 @@ final class GatewayTestServer: Sendable {
     var sqlitePath: String { directory.appendingPathComponent("gateway.sqlite").path }
 
     static func start(
-        _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil
+        _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
+        wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 }
     ) async throws -> GatewayTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gwhttp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -79,11 +80,12 @@ final class GatewayTestServer: Sendable {
             overflow = OverflowConfiguration(store: try FileSystemBlobStore(directory: blobs), urlPrefix: overflowPrefix)
         }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let served = wrapStore(store)
         let http = GatewayHTTPServer(
             configuration: GatewayHTTPConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes),
-            store: store, metrics: GatewayMetrics(registry: registry), overflow: overflow,
+            store: served, metrics: GatewayMetrics(registry: registry), overflow: overflow,
             logger: logs.logger(label: "http"), onListening: { port in portSink.yield(port) })
-        let group = GatewayServiceGroup.make(store: store, http: http, signals: [], logger: logs.logger(label: "group"))
+        let group = GatewayServiceGroup.make(store: served, http: http, signals: [], logger: logs.logger(label: "group"))
         let running = Task { try await group.run() }
         var port = 0
         for await bound in ports {
