@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         // The process-wide metrics system: the HTTP API and the delivery worker record into one registry.
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(GatewayMetrics.prometheusFactory(registry: registry))
         let metrics = GatewayMetrics(factory: MetricsSystem.factory, exposition: { registry.emitToBuffer() })
 
         let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))

@@ -69,7 +69,24 @@ public struct GatewayMetrics: Sendable {
     /// process-wide system).
     /// - Parameter registry: The registry `/metrics` renders.
     public init(registry: PrometheusCollectorRegistry) {
-        self.init(factory: PrometheusMetricsFactory(registry: registry), exposition: { registry.emitToBuffer() })
+        self.init(factory: Self.prometheusFactory(registry: registry), exposition: { registry.emitToBuffer() })
+    }
+
+    /// A Prometheus factory for `registry` with histogram buckets that fit the gateway's timers: sealing takes
+    /// tens of microseconds, a send to APNs milliseconds to seconds.
+    /// - Parameter registry: The registry the metrics go to.
+    /// - Returns: The factory (bootstrap the process-wide `MetricsSystem` with it, once).
+    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Name.sealSeconds] = [
+            .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+            .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50),
+        ]
+        factory.durationHistogramBuckets[Name.sendSeconds] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        return factory
     }
 
     /// The failure counter for one reason (`BadDeviceToken`, `TooManyRequests`, …).
