@@ -26,6 +26,16 @@ struct RequestValidationTests {
             #expect(refused.json["needed"] as? Int == 2_049)
             let device = try await server.client.send("PUT", "/v1/apps/app1/devices/d", key: key, body: over)
             #expect(device.status == 413)
+
+            // Without a Content-Length (chunked), the body is refused once the bytes read pass the limit.
+            let chunked = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key, stream: Data(repeating: UInt8(ascii: " "), count: 8_000))
+            #expect(chunked.status == 413)
+            #expect(chunked.json["limit"] as? Int == 2_048)
+            #expect(chunked.json["needed"] == nil)
+            let chunkedFits = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key, stream: atLimit)
+            #expect(chunkedFits.status == 202)
         }
     }
 

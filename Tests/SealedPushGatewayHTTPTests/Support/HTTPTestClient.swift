@@ -33,7 +33,7 @@ struct HTTPTestClient {
 
     func send(
         _ method: String, _ path: String, key: String? = nil, json: Any? = nil, body: Data? = nil,
-        headers: [String: String] = [:]
+        stream: Data? = nil, headers: [String: String] = [:]
     ) async throws -> HTTPExchange {
         var request = URLRequest(url: base.appendingPathComponent(path))
         request.httpMethod = method
@@ -43,6 +43,7 @@ struct HTTPTestClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let body { request.httpBody = body }
+        if let stream { request.httpBodyStream = InputStream(data: stream) }  // no Content-Length: chunked
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
