@@ -187,12 +187,3 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         return Array(try encoder.encode(self)) + [0x0A]
     }
 }
-
-/// A configuration that cannot be used; the message names the file, variable or setting.
-public struct GatewayConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    public let message: String
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}

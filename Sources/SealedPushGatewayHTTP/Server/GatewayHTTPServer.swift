@@ -161,7 +161,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     private func sendNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         let idempotencyKey = try Self.idempotencyKey(request)
-        let body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
         let send = try SendRequest(body: body)
         let accepted = try await fanOut.send(appID: appID, request: send, idempotencyKey: idempotencyKey)
         let id = accepted.id.uuidString.lowercased()

@@ -9,15 +9,6 @@ import SealedPushServer
 import ServiceLifecycle
 import Testing
 
-/// The database a test runs on. PostgreSQL only when `SEALEDPUSH_TEST_POSTGRES_URL` is set.
-enum Backend: String, Sendable, CustomTestStringConvertible {
-    case sqlite
-    case postgres
-
-    static var available: [Backend] { PostgresTestDatabase.serverURL == nil ? [.sqlite] : [.sqlite, .postgres] }
-    var testDescription: String { rawValue }
-}
-
 /// A real gateway for one test: a store on a real database, two apps with their API keys and server identities,
 /// and the HTTP server listening on 127.0.0.1 (port 0) in the gateway's own service group.
 final class GatewayTestServer: Sendable {
@@ -196,9 +187,4 @@ extension GatewayTestServer {
             throw error
         }
     }
-}
-
-/// Fresh device key rings.
-enum SealedPushClientRing {
-    static func fresh() -> DeviceKeyRing { DeviceKeyRing.generate(now: UInt64(Date().timeIntervalSince1970)) }
 }
