@@ -37,6 +37,9 @@ struct InitCommand: AsyncParsableCommand {
     var listen = "127.0.0.1:8080"
 
     func run() async throws {
+        // Files this process creates (the SQLite database and its WAL: tokens, key digests, sealed bodies) are
+        // the operator's only.
+        umask(0o077)
         let directory = URL(fileURLWithPath: dir).standardizedFileURL.path
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

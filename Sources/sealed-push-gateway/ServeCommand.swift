@@ -22,6 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
     var config: String
 
     func run() async throws {
+        // Files this process creates (the SQLite database and its WAL: tokens, key digests, sealed bodies) are
+        // the operator's only.
+        umask(0o077)
         let configuration: GatewayConfiguration
         do {
             configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)

@@ -68,6 +68,7 @@ struct GatewayExecutableTests {
         let identity = directory.appendingPathComponent("shop.identity").path
         #expect(try Self.mode(config) == 0o600)
         #expect(try Self.mode(identity) == 0o600)
+        #expect(try Self.mode(directory.appendingPathComponent("gateway.sqlite").path) == 0o600)
         let configText = try String(contentsOfFile: config, encoding: .utf8)
         #expect(configText.contains("sqlite:gateway.sqlite"))
         #expect(!configText.contains(key))
