@@ -8,6 +8,7 @@ import PackageDescription
 // - SealedPushServer: sealing on libsodium (HPKE mode_auth), APNs provider token on OpenSSL, APNs delivery.
 // - SealedPushClient: opening on swift-crypto, the notification-service step, device key ring, replay guard.
 // - SealedPushGateway: the gateway's storage (SQLite on GRDB, PostgreSQL on postgres-nio) and durable queue.
+// - SealedPushGatewayHTTP: the gateway's HTTP API on Hummingbird 2 (Specs/gateway-api.yaml); `sealed-push-gateway` runs it.
 // An iOS app depends on SealedPushClient + SealedPushCore only; neither links libsodium nor OpenSSL.
 
 let package = Package(
