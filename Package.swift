@@ -8,6 +8,7 @@ import PackageDescription
 // - SealedPushServer: sealing on libsodium (HPKE mode_auth), APNs provider token on OpenSSL, APNs delivery.
 // - SealedPushClient: opening on swift-crypto, the notification-service step, device key ring, replay guard.
 // - SealedPushGateway: the gateway's storage (SQLite on GRDB, PostgreSQL on postgres-nio) and durable queue.
+// - SealedPushGatewayHTTP: the gateway's HTTP API on Hummingbird 2 (Specs/gateway-api.yaml); `sealed-push-gateway` runs it.
 // An iOS app depends on SealedPushClient + SealedPushCore only; neither links libsodium nor OpenSSL.
 
 let package = Package(
@@ -23,7 +24,9 @@ let package = Package(
         .library(name: "SealedPushClientNIO", targets: ["SealedPushClientNIO"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
         .library(name: "SealedPushGateway", targets: ["SealedPushGateway"]),
+        .library(name: "SealedPushGatewayHTTP", targets: ["SealedPushGatewayHTTP"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
+        .executable(name: "sealed-push-gateway", targets: ["sealed-push-gateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -35,9 +38,12 @@ let package = Package(
         // Gateway storage only (SealedPushGateway and its tests).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        // Gateway delivery workers: a lifecycle Service and their metrics.
+        // Gateway: delivery workers and the HTTP server (SealedPushGateway, SealedPushGatewayHTTP, sealed-push-gateway).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: Core (Foundation only)
@@ -148,6 +154,35 @@ let package = Package(
             ]
         ),
 
+        // MARK: Gateway HTTP API (Specs/gateway-api.yaml) on Hummingbird 2: auth, sealing fan-out, health, metrics
+        .target(
+            name: "SealedPushGatewayHTTP",
+            dependencies: [
+                "SealedPushGateway", "SealedPushServer", "SealedPushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),  // the listening channel's port
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: Gateway executable (`sealed-push-gateway init|serve`), its own product so the CLI stays lean
+        .executableTarget(
+            name: "sealed-push-gateway",
+            dependencies: [
+                "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // MARK: Test support: vector loading, fixed keys
         .target(
             name: "SealedPushTestSupport",
@@ -238,6 +273,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushGatewayHTTPTests",
+            dependencies: [
+                "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
+                "sealed-push-gateway",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),  // a database per test, read back raw
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),

@@ -9,7 +9,7 @@ import SealedPushCore
 
 /// Small POSIX file helpers for key files: atomic 0600 writes (temporary file in the same directory, `fsync`,
 /// rename or link, directory `fsync`) and bounded reads.
-enum KeyFile {
+package enum KeyFile {
     /// Writes `bytes` to `path` atomically with mode 0600: a reader sees the old file or the new one, never a
     /// partial one, and no temporary file is left behind on success or failure.
     ///
@@ -19,7 +19,7 @@ enum KeyFile {
     ///   - replacingExisting: `true` renames over an existing file; `false` fails if `path` exists (the new file
     ///     is linked into place, which is atomic and never clobbers).
     /// - Throws: `SealedPushError` with code `io`, naming the path and the system error.
-    static func writeAtomically(_ bytes: [UInt8], toPath path: String, replacingExisting: Bool) throws {
+    package static func writeAtomically(_ bytes: [UInt8], toPath path: String, replacingExisting: Bool) throws {
         let directory = directoryName(of: path)
         let suffix = Sodium.randomBytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = directory + "/." + baseName(of: path) + ".tmp-" + suffix
@@ -81,7 +81,7 @@ enum KeyFile {
     /// - Returns: The contents.
     /// - Throws: `SealedPushError` with code `io` if the file cannot be read or is not a regular file (a FIFO or
     ///   device would block or never end), `invalidKey` if it is longer than `limit` (not a key file).
-    static func read(path: String, limit: Int) throws -> [UInt8] {
+    package static func read(path: String, limit: Int) throws -> [UInt8] {
         // O_NONBLOCK: opening a FIFO without a writer must not hang; the file type is checked right after.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw ioError("cannot open \(path)") }

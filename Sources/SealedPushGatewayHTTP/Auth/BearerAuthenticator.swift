@@ -1,0 +1,35 @@
+import Hummingbird
+import HTTPTypes
+import SealedPushGateway
+
+/// Per-app bearer authentication (`Authorization: Bearer <API key>`).
+///
+/// The store finds the key by its public id and compares SHA-256 digests in constant time
+/// (`GatewayStore.authenticate(bearer:)`). No key, or a key the gateway does not know, is `401`; a key of another
+/// app is `403` for every path of this app, before anything of this app is read, so the answer is the same
+/// whether or not the device or notification exists.
+struct BearerAuthenticator: Sendable {
+    let calls: StoreCalls
+
+    /// Checks that the request carries a key of `appID`.
+    /// - Throws: ``GatewayAPIError`` `unauthorized` (401) or `forbidden` (403).
+    func authorize(_ request: Request, appID: String) async throws {
+        guard let header = request.headers[.authorization] else { throw GatewayAPIError.unauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw GatewayAPIError.unauthorized }
+        let token = String(parts[1]).trimmingSpaces()
+        guard let keyApp = try await calls.run("authenticate", { try await $0.authenticate(bearer: token) }) else {
+            throw GatewayAPIError.unauthorized
+        }
+        guard keyApp == appID else { throw GatewayAPIError.forbidden }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var text = Substring(self)
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}

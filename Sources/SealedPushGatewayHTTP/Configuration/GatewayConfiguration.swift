@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+
+/// The gateway's configuration file (JSON, written by `sealed-push-gateway init`) with environment overrides.
+///
+/// ```json
+/// {
+///   "listen": "127.0.0.1:8080",
+///   "database": "sqlite:gateway.sqlite",
+///   "maxBodyBytes": 262144,
+///   "logLevel": "info",
+///   "overflow": { "blobDirectory": "blobs", "urlPrefix": "https://blobs.example.com/" }
+/// }
+/// ```
+///
+/// Relative paths are resolved against the file's directory. Apps (topic, team, APNs key path, server identity
+/// path) live in the database; private keys stay in their 0600 files, never in this file or the database.
+///
+/// Environment overrides (each replaces the file's value when set and not empty):
+/// - `SEALEDPUSH_GATEWAY_LISTEN`: `host:port` to listen on.
+/// - `SEALEDPUSH_GATEWAY_DATABASE`: `sqlite:PATH` or `postgres://user[:password]@host[:port]/database`.
+/// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
+/// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
+/// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: content by reference (both needed).
+public struct GatewayConfiguration: Sendable, Hashable, Codable {
+    /// Content by reference: where blobs are written and the URL prefix they are served under.
+    public struct Overflow: Sendable, Hashable, Codable {
+        /// The blob directory (a `FileSystemBlobStore`).
+        public var blobDirectory: String
+        /// The `http(s)://` prefix devices fetch blobs from.
+        public var urlPrefix: String
+
+        /// Creates the overflow section.
+        public init(blobDirectory: String, urlPrefix: String) {
+            self.blobDirectory = blobDirectory
+            self.urlPrefix = urlPrefix
+        }
+    }
+
+    /// `host:port` to listen on.
+    public var listen: String
+    /// `sqlite:PATH` or a `postgres://` URL.
+    public var database: String
+    /// The largest request body in bytes.
+    public var maxBodyBytes: Int
+    /// The log level name.
+    public var logLevel: String
+    /// Content by reference, if configured.
+    public var overflow: Overflow?
+
+    /// Creates a configuration.
+    public init(
+        listen: String = "127.0.0.1:8080", database: String, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
+        logLevel: String = "info", overflow: Overflow? = nil
+    ) {
+        self.listen = listen
+        self.database = database
+        self.maxBodyBytes = maxBodyBytes
+        self.logLevel = logLevel
+        self.overflow = overflow
+    }
+
+    private enum CodingKeys: String, CodingKey { case listen, database, maxBodyBytes, logLevel, overflow }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        listen = try container.decodeIfPresent(String.self, forKey: .listen) ?? "127.0.0.1:8080"
+        database = try container.decode(String.self, forKey: .database)
+        maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes)
+            ?? GatewayHTTPConfiguration.defaultMaxBodyBytes
+        logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel) ?? "info"
+        overflow = try container.decodeIfPresent(Overflow.self, forKey: .overflow)
+    }
+
+    /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
+    /// file's directory.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - environment: The process environment (overrides).
+    /// - Throws: ``GatewayConfigurationError`` naming the file, the variable or the setting.
+    public static func load(path: String, environment: [String: String]) throws -> GatewayConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw GatewayConfigurationError("cannot read the configuration file \(path)")
+        }
+        var configuration: GatewayConfiguration
+        do {
+            configuration = try JSONDecoder().decode(GatewayConfiguration.self, from: data)
+        } catch {
+            throw GatewayConfigurationError(
+                "\(path) is not a gateway configuration (JSON with at least \"database\"): \(error)")
+        }
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let listen = value("SEALEDPUSH_GATEWAY_LISTEN") { configuration.listen = listen }
+        if let database = value("SEALEDPUSH_GATEWAY_DATABASE") { configuration.database = database }
+        if let text = value("SEALEDPUSH_GATEWAY_MAX_BODY_BYTES") {
+            guard let bytes = Int(text), bytes > 0 else {
+                throw GatewayConfigurationError("SEALEDPUSH_GATEWAY_MAX_BODY_BYTES must be a positive integer")
+            }
+            configuration.maxBodyBytes = bytes
+        }
+        if let level = value("SEALEDPUSH_GATEWAY_LOG_LEVEL") { configuration.logLevel = level }
+        switch (value("SEALEDPUSH_GATEWAY_BLOB_DIR"), value("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX")) {
+        case (let directory?, let prefix?): configuration.overflow = Overflow(blobDirectory: directory, urlPrefix: prefix)
+        case (nil, nil): break
+        default:
+            throw GatewayConfigurationError(
+                "set both SEALEDPUSH_GATEWAY_BLOB_DIR and SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX, or neither")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        configuration.resolvePaths(against: base)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Makes relative SQLite and blob paths absolute against `base`.
+    public mutating func resolvePaths(against base: String) {
+        func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
+        if database.hasPrefix("sqlite:") { database = "sqlite:" + resolve(String(database.dropFirst(7))) }
+        if let directory = overflow?.blobDirectory { overflow?.blobDirectory = resolve(directory) }
+    }
+
+    /// Checks the settings' forms.
+    public func validate() throws {
+        _ = try listenAddress()
+        guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw GatewayConfigurationError(
+                "logLevel must be trace, debug, info, notice, warning, error or critical")
+        }
+        guard database.hasPrefix("sqlite:") || database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+        else {
+            throw GatewayConfigurationError("database must be sqlite:PATH or postgres://user@host[:port]/database")
+        }
+    }
+
+    /// The listening host and port.
+    public func listenAddress() throws -> (host: String, port: Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65_535).contains(port), colon > listen.startIndex
+        else { throw GatewayConfigurationError("listen must be host:port, for example 127.0.0.1:8080") }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    /// The HTTP server's settings.
+    public func httpConfiguration() throws -> GatewayHTTPConfiguration {
+        let (host, port) = try listenAddress()
+        return GatewayHTTPConfiguration(host: host, port: port, maxBodyBytes: maxBodyBytes)
+    }
+
+    /// The overflow sealer's settings, with its blob store opened.
+    public func overflowConfiguration() throws -> OverflowConfiguration? {
+        guard let overflow else { return nil }
+        do {
+            return OverflowConfiguration(
+                store: try FileSystemBlobStore(directory: overflow.blobDirectory), urlPrefix: overflow.urlPrefix)
+        } catch let error as SealedPushError {
+            throw GatewayConfigurationError("overflow.blobDirectory cannot be used: \(error.message)")
+        }
+    }
+
+    /// Opens the configured database (not yet migrated).
+    /// - Parameter logger: The database's logger.
+    public func openStore(logger: Logger) throws -> any GatewayStore {
+        try Self.openStore(database, logger: logger)
+    }
+
+    /// Opens `sqlite:PATH` or a `postgres://` URL.
+    public static func openStore(_ database: String, logger: Logger) throws -> any GatewayStore {
+        if database.hasPrefix("sqlite:") {
+            return try SQLiteGatewayStore(path: String(database.dropFirst(7)))
+        }
+        return try PostgresGatewayStore(url: database, logger: logger)
+    }
+
+    /// The JSON text of this configuration (pretty, sorted keys).
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+}

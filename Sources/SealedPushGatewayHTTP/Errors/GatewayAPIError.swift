@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An error answer of the gateway API (`Specs/gateway-api.yaml`, schema `Error`): an HTTP status, a stable
+/// `code`, a `message` a user can act on and, where one input is at fault, the `field` naming it.
+///
+/// Messages never carry content, keys or device tokens: they are written from the request's shape and the limits,
+/// never from the values a backend sent.
+public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// The stable code of the contract (`malformedRequest`, `unauthorized`, `invalidKey`, …).
+    public var code: String
+    /// What was wrong, for a person.
+    public var message: String
+    /// The input at fault: a JSON path into the request (`registration.keyId`, `devices[3]`) or `header:NAME`.
+    public var field: String?
+    /// Bytes the request needed (`contentTooLarge`, `payloadTooLarge`, `requestTooLarge`).
+    public var needed: Int?
+    /// The limit that was passed, in the unit of ``needed``.
+    public var limit: Int?
+
+    /// Creates an error answer.
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - code: The contract's code.
+    ///   - message: What was wrong.
+    ///   - field: The input at fault, if one is.
+    ///   - needed: Bytes needed, for size errors.
+    ///   - limit: The limit passed, for size errors.
+    public init(
+        _ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil, needed: Int? = nil,
+        limit: Int? = nil
+    ) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.needed = needed
+        self.limit = limit
+    }
+
+    public var description: String {
+        "GatewayAPIError(\(status.code) \(code)\(field.map { ", field \($0)" } ?? "")): \(message)"
+    }
+
+    // MARK: The contract's errors
+
+    /// `400 malformedRequest`: not JSON, or not the JSON of the operation.
+    static func malformed(_ message: String, field: String? = nil) -> GatewayAPIError {
+        GatewayAPIError(.badRequest, "malformedRequest", message, field: field)
+    }
+
+    /// `422 invalidArgument`: a field out of range.
+    static func invalid(_ message: String, field: String?) -> GatewayAPIError {
+        GatewayAPIError(.unprocessableContent, "invalidArgument", message, field: field)
+    }
+
+    /// `401 unauthorized`.
+    static let unauthorized = GatewayAPIError(
+        .unauthorized, "unauthorized", "a valid API key is required: send `Authorization: Bearer <key>`")
+
+    /// `403 forbidden`: the key belongs to another app. Says nothing about what exists in this one.
+    static let forbidden = GatewayAPIError(.forbidden, "forbidden", "this API key does not act for this app")
+
+    /// `404 notFound`.
+    static func notFound(_ message: String) -> GatewayAPIError { GatewayAPIError(.notFound, "notFound", message) }
+
+    /// `503 unavailable`.
+    static let unavailable = GatewayAPIError(
+        .serviceUnavailable, "unavailable", "the database did not answer in time or the gateway is stopping; retry later")
+
+    // MARK: The response
+
+    /// The JSON body of the `Error` schema.
+    var body: [UInt8] {
+        struct Body: Encodable {
+            var code: String
+            var message: String
+            var field: String?
+            var needed: Int?
+            var limit: Int?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = Body(code: code, message: message, field: field, needed: needed, limit: limit)
+        return (try? Array(encoder.encode(body))) ?? Array(#"{"code":"unavailable","message":"error"}"#.utf8)
+    }
+
+    /// The HTTP response: the status, the JSON body and the headers the contract names (`WWW-Authenticate` on
+    /// `401`, `Retry-After` on `503`).
+    var response: Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="sealed-push-gateway""# }
+        if status == .serviceUnavailable { headers[.retryAfter] = "5" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,100 @@
+import CoreMetrics
+import Prometheus
+
+/// The gateway's metrics (swift-metrics) and their Prometheus text for `/metrics`.
+///
+/// Every part of the gateway — the HTTP API here, the delivery worker elsewhere — records through swift-metrics
+/// under the names in ``Name``, so one registry exposes them all. The executable bootstraps the process-wide
+/// `MetricsSystem` with a Prometheus factory once; tests pass their own registry to ``init(registry:)`` instead
+/// (the global bootstrap can happen only once per process).
+///
+/// No label carries content, device tokens or keys: the only label is `reason` (APNs's reason) on
+/// `sealedpush_gateway_failed_total`.
+public struct GatewayMetrics: Sendable {
+    /// The metric names shared by the HTTP API and the delivery worker.
+    public enum Name {
+        /// Notifications accepted (committed, `202`, not counting idempotent replays). Counter.
+        public static let accepted = "sealedpush_gateway_accepted_total"
+        /// Bodies sealed (one per device of an accepted notification). Counter.
+        public static let sealed = "sealedpush_gateway_sealed_total"
+        /// Jobs APNs accepted (`200`). Counter.
+        public static let sent = "sealedpush_gateway_sent_total"
+        /// Jobs that ended failed, with dimension `reason` (APNs's reason or the gateway's). Counter.
+        public static let failed = "sealedpush_gateway_failed_total"
+        /// Sends retried. Counter.
+        public static let retries = "sealedpush_gateway_retries_total"
+        /// Jobs queued or claimed, refreshed from the store on each scrape. Gauge.
+        public static let queueDepth = "sealedpush_gateway_queue_depth"
+        /// Time to seal one body. Timer.
+        public static let sealSeconds = "sealedpush_gateway_seal_seconds"
+        /// Time of one send to APNs. Timer.
+        public static let sendSeconds = "sealedpush_gateway_send_seconds"
+    }
+
+    /// The factory every metric here is made with.
+    public let factory: any MetricsFactory
+    /// Notifications accepted.
+    public let accepted: CoreMetrics.Counter
+    /// Bodies sealed.
+    public let sealed: CoreMetrics.Counter
+    /// Jobs sent.
+    public let sent: CoreMetrics.Counter
+    /// Sends retried.
+    public let retries: CoreMetrics.Counter
+    /// Outstanding jobs.
+    public let queueDepth: CoreMetrics.Gauge
+    /// Seal latency.
+    public let sealSeconds: CoreMetrics.Timer
+    /// Send latency.
+    public let sendSeconds: CoreMetrics.Timer
+    private let exposition: @Sendable () -> [UInt8]
+
+    /// Creates the metrics on a factory, with the function that renders the exposition text.
+    /// - Parameters:
+    ///   - factory: Where the metrics are made (for the process-wide system: `MetricsSystem.factory`).
+    ///   - exposition: The Prometheus text of everything the factory holds (for example `registry.emitToBuffer`).
+    public init(factory: any MetricsFactory, exposition: @escaping @Sendable () -> [UInt8]) {
+        self.factory = factory
+        self.exposition = exposition
+        accepted = CoreMetrics.Counter(label: Name.accepted, factory: factory)
+        sealed = CoreMetrics.Counter(label: Name.sealed, factory: factory)
+        sent = CoreMetrics.Counter(label: Name.sent, factory: factory)
+        retries = CoreMetrics.Counter(label: Name.retries, factory: factory)
+        queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
+        sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
+        sendSeconds = CoreMetrics.Timer(label: Name.sendSeconds, factory: factory)
+    }
+
+    /// Creates the metrics in a Prometheus registry of their own (tests; or a gateway that does not bootstrap the
+    /// process-wide system).
+    /// - Parameter registry: The registry `/metrics` renders.
+    public init(registry: PrometheusCollectorRegistry) {
+        self.init(factory: Self.prometheusFactory(registry: registry), exposition: { registry.emitToBuffer() })
+    }
+
+    /// A Prometheus factory for `registry` with histogram buckets that fit the gateway's timers: sealing takes
+    /// tens of microseconds, a send to APNs milliseconds to seconds.
+    /// - Parameter registry: The registry the metrics go to.
+    /// - Returns: The factory (bootstrap the process-wide `MetricsSystem` with it, once).
+    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Name.sealSeconds] = [
+            .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+            .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50),
+        ]
+        factory.durationHistogramBuckets[Name.sendSeconds] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        return factory
+    }
+
+    /// The failure counter for one reason (`BadDeviceToken`, `TooManyRequests`, …).
+    /// - Parameter reason: APNs's reason or the gateway's; never content, tokens or keys.
+    public func failed(reason: String) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: Name.failed, dimensions: [("reason", reason)], factory: factory)
+    }
+
+    /// The Prometheus text exposition of every metric in the factory.
+    public func render() -> [UInt8] { exposition() }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+
+/// The body of `PUT /v1/apps/{appId}/devices/{deviceId}` (`DeviceRequest`), validated.
+///
+/// The registration is checked by the server's own rule (`DeviceRecord.register`, `Specs/keyring-v1.md` §4): the
+/// key id recomputed from the public key, `createdAt` at most 600 s ahead of the gateway's clock, an expiry after
+/// creation. Each failure names its field.
+struct DeviceRequest {
+    /// The APNs token, lowercase hex.
+    var apnsToken: String
+    /// The token's environment.
+    var environment: APNsEnvironment
+    /// The registration record as the device sent it.
+    var registration: DeviceRegistration
+
+    /// Parses and validates a body.
+    /// - Parameters:
+    ///   - body: The request body.
+    ///   - now: The gateway's clock (for the clock-skew rule).
+    /// - Throws: ``GatewayAPIError``: `malformedRequest` (400) for a shape error, `invalidArgument` or
+    ///   `invalidKey` (422) naming the field.
+    init(body: [UInt8], now: Date) throws {
+        let fields = try JSONFields(body: body)
+        try fields.rejectUnknown(["apnsToken", "environment", "registration"])
+
+        let token = try fields.string("apnsToken", required: true)!
+        let tokenBytes = token.utf8
+        guard (64...200).contains(tokenBytes.count), tokenBytes.count % 2 == 0,
+            tokenBytes.allSatisfy(Self.isHexDigit)
+        else {
+            throw GatewayAPIError.invalid(
+                "apnsToken must be an even number (64 to 200) of hex digits", field: "apnsToken")
+        }
+        apnsToken = token.lowercased()
+
+        let environmentText = try fields.string("environment", required: true)!
+        guard let environment = APNsEnvironment(rawValue: environmentText) else {
+            throw GatewayAPIError.invalid("environment must be production or sandbox", field: "environment")
+        }
+        self.environment = environment
+
+        registration = try Self.registration(fields.object("registration", required: true)!, now: now)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// The registration record, validated (`Specs/keyring-v1.md` §4).
+    private static func registration(_ fields: JSONFields, now: Date) throws -> DeviceRegistration {
+        try fields.rejectUnknown(["version", "publicKey", "keyId", "createdAt", "expiresAt"])
+        let version = try fields.integer("version", required: true)!
+        guard version == 1 else {
+            throw GatewayAPIError.invalid(
+                "registration.version \(version) is not supported (expected 1)", field: "registration.version")
+        }
+        let publicKey = try fields.string("publicKey", required: true)!
+        let keyID = try fields.string("keyId", required: true)!
+        do {
+            _ = try DevicePublicKey(text: publicKey)
+        } catch let error as SealedPushError {
+            throw GatewayAPIError(
+                .unprocessableContent, "invalidKey", "registration.publicKey is not a device public key: \(error.message)",
+                field: "registration.publicKey")
+        }
+        do {
+            _ = try KeyID(hex: keyID)
+        } catch let error as SealedPushError {
+            throw GatewayAPIError(
+                .unprocessableContent, "invalidKey", "registration.keyId is malformed: \(error.message)",
+                field: "registration.keyId")
+        }
+        func date(_ name: String, required: Bool) throws -> Date? {
+            guard let text = try fields.string(name, required: required) else { return nil }
+            do {
+                return try DeviceRegistration.parseDate(text, field: "registration.\(name)")
+            } catch let error as SealedPushError {
+                throw GatewayAPIError.invalid(error.message, field: "registration.\(name)")
+            }
+        }
+        let createdAt = try date("createdAt", required: true)!
+        let expiresAt = try date("expiresAt", required: false)
+        let registration = DeviceRegistration(
+            publicKey: publicKey, keyId: keyID, createdAt: createdAt, expiresAt: expiresAt)
+
+        // The server's rule, not a copy of it.
+        var record = DeviceRecord()
+        do {
+            try record.register(registration, now: UInt64(max(0, now.timeIntervalSince1970.rounded(.down))))
+        } catch let error as SealedPushError {
+            switch error.code {
+            case .invalidKey:
+                throw GatewayAPIError(.unprocessableContent, "invalidKey", error.message, field: "registration.keyId")
+            default:
+                let field = expiresAt.map { $0 <= createdAt } == true ? "registration.expiresAt" : "registration.createdAt"
+                throw GatewayAPIError.invalid(error.message, field: field)
+            }
+        }
+        return registration
+    }
+}

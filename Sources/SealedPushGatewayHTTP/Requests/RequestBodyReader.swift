@@ -1,0 +1,35 @@
+import Hummingbird
+import HTTPTypes
+
+/// Reads a request body up to the gateway's `maxBodyBytes`, answering `413 requestTooLarge` beyond it.
+///
+/// A declared `Content-Length` over the limit is refused before anything is read; a body without one (chunked)
+/// is refused as soon as the bytes read pass the limit.
+enum RequestBodyReader {
+    /// The whole body.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - limit: The most bytes accepted.
+    /// - Returns: The body's bytes.
+    /// - Throws: ``GatewayAPIError`` `requestTooLarge` (413) with `needed` (when known) and `limit`.
+    static func read(_ request: Request, limit: Int) async throws -> [UInt8] {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw tooLarge(needed: declared, limit: limit)
+        }
+        var bytes: [UInt8] = []
+        for try await buffer in request.body {
+            guard bytes.count + buffer.readableBytes <= limit else {
+                throw tooLarge(needed: nil, limit: limit)
+            }
+            bytes.append(contentsOf: buffer.readableBytesView)
+        }
+        return bytes
+    }
+
+    private static func tooLarge(needed: Int?, limit: Int) -> GatewayAPIError {
+        GatewayAPIError(
+            .contentTooLarge, "requestTooLarge",
+            "the request body is over the gateway's limit of \(limit) bytes (maxBodyBytes)", needed: needed,
+            limit: limit)
+    }
+}

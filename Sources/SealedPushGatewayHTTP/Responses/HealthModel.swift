@@ -1,0 +1,5 @@
+/// The contract's `Health`.
+struct HealthModel: Encodable {
+    var status: String
+    var database: String
+}

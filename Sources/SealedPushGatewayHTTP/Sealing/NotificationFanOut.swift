@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+
+/// The send operation: content sealed at once to each device's current registration, then the notification and
+/// its jobs committed in one transaction (`GatewayStore.enqueue`). Only sealed bodies leave this type.
+struct NotificationFanOut: Sendable {
+    /// What a send answers.
+    struct Accepted: Sendable {
+        var id: UUID
+        var deviceCount: Int
+        var replayed: Bool
+    }
+
+    let calls: StoreCalls
+    let sealers: AppSealers
+    let overflow: OverflowConfiguration?
+    let metrics: GatewayMetrics
+    let clock: @Sendable () -> Date
+
+    /// Seals and enqueues; answers after the commit.
+    func send(appID: String, request: SendRequest, idempotencyKey: String?) async throws -> Accepted {
+        if let idempotencyKey, let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey) {
+            return earlier
+        }
+        guard let app = try await calls.run("app", { try await $0.app(id: appID) }) else {
+            throw GatewayAPIError.notFound("app \(appID) is not configured in this gateway")
+        }
+        let wanted = request.devices
+        let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: wanted) }
+        let byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        if let index = wanted.firstIndex(where: { byID[$0] == nil }) {
+            throw GatewayAPIError(
+                .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
+                field: "devices[\(index)]")
+        }
+
+        let sealer = try await sealers.sealer(for: app, placeholder: request.placeholder)
+        let now = clock()
+        let nowSeconds = UInt64(max(0, now.timeIntervalSince1970.rounded(.down)))
+        let createdAt = Date(timeIntervalSince1970: TimeInterval(nowSeconds))
+        let ttl = UInt64(request.ttl)
+
+        // Inline, or (with overflow) a preview with the full content stored once, encrypted.
+        let envelopeContent = try await prepare(request.content, sealer: sealer)
+
+        var jobs: [NewNotification.Job] = []
+        jobs.reserveCapacity(wanted.count)
+        for (index, deviceID) in wanted.enumerated() {
+            let device = byID[deviceID]!
+            let key = try currentKey(of: device, index: index, now: nowSeconds)
+            let start = ContinuousClock.now
+            let sealed: SealedNotification
+            do {
+                sealed = try sealer.seal(envelopeContent, to: key, ttl: ttl, now: nowSeconds)
+            } catch let error as SealedPushError {
+                throw Self.sealingError(error, field: "devices[\(index)]")
+            }
+            let elapsed = ContinuousClock.now - start
+            metrics.sealSeconds.recordNanoseconds(
+                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            jobs.append(NewNotification.Job(deviceID: deviceID, body: try SealedBody(apnsBody: sealed.payload)))
+        }
+        metrics.sealed.increment(by: jobs.count)
+
+        let id = UUID()
+        let notification = NewNotification(
+            id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
+            // The default collapse id makes a resend replace, never double (the contract).
+            collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
+            expiresAt: createdAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs)
+        let result = try await calls.run("enqueue") { try await $0.enqueue(notification) }
+        if !result.replayed { metrics.accepted.increment() }
+        return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
+    }
+
+    /// The earlier answer for an idempotency key, if the app used it.
+    private func replayed(appID: String, idempotencyKey: String) async throws -> Accepted? {
+        guard let id = try await calls.run("idempotency", { try await $0.notificationID(appID: appID, idempotencyKey: idempotencyKey) })
+        else { return nil }
+        let status = try await calls.run("status") { try await $0.notificationStatus(appID: appID, notificationID: id) }
+        return Accepted(id: id, deviceCount: status?.deliveries.count ?? 0, replayed: true)
+    }
+
+    /// The content every envelope carries, with the size checks stated as numbers.
+    private func prepare(_ content: NotificationContent, sealer: Sealer) async throws -> NotificationContent {
+        var json: [UInt8]
+        do {
+            json = try content.canonicalJSON()
+        } catch let error as SealedPushError {
+            throw GatewayAPIError(.unprocessableContent, "malformedContent", error.message, field: "content")
+        }
+        let length = json.count
+        for index in json.indices { json[index] = 0 }
+
+        let inlineBody = Padding.paddedLength(forContentLength: length).map {
+            APNsPayload.bodyLength(placeholder: sealer.placeholder, paddedPlaintextLength: $0)
+        }
+        if let inlineBody, inlineBody <= APNsPayload.maxBodyBytes { return content }
+
+        guard let overflow else {
+            guard let inlineBody else {
+                throw GatewayAPIError(
+                    .unprocessableContent, "contentTooLarge",
+                    "content is \(length) bytes canonical; at most \(Padding.maxContentLength) can be sealed",
+                    field: "content", needed: length, limit: Padding.maxContentLength)
+            }
+            throw GatewayAPIError(
+                .unprocessableContent, "payloadTooLarge",
+                "the APNs body would be \(inlineBody) bytes with this placeholder; the limit is "
+                    + "\(APNsPayload.maxBodyBytes): shorten the content or the placeholder",
+                field: "content", needed: inlineBody, limit: APNsPayload.maxBodyBytes)
+        }
+        guard length <= overflow.cap else {
+            throw GatewayAPIError(
+                .unprocessableContent, "contentTooLarge",
+                "content is \(length) bytes canonical; at most \(overflow.cap) can be sent by reference",
+                field: "content", needed: length, limit: overflow.cap)
+        }
+        do {
+            let overflowSealer = try OverflowSealer(
+                sealer: sealer, store: overflow.store, urlPrefix: overflow.urlPrefix, cap: overflow.cap)
+            return try await overflowSealer.prepare(content).envelopeContent
+        } catch let error as SealedPushError where error.code == .payloadTooLarge || error.code == .contentTooLarge {
+            let smallest = APNsPayload.bodyLength(
+                placeholder: sealer.placeholder, paddedPlaintextLength: Padding.paddedLength(forContentLength: 2) ?? 0)
+            throw GatewayAPIError(
+                .unprocessableContent, error.code.name,
+                "not even a preview of the content fits the APNs budget with this placeholder (an envelope with this "
+                    + "placeholder needs at least \(smallest) bytes of \(APNsPayload.maxBodyBytes))",
+                field: "placeholder", needed: smallest, limit: APNsPayload.maxBodyBytes)
+        } catch let error as SealedPushError {
+            calls.logger.error("content blob could not be stored", metadata: ["code": "\(error.code)"])
+            throw GatewayAPIError.unavailable
+        }
+    }
+
+    /// The key the device registered last, unless it has expired.
+    private func currentKey(of device: StoredDevice, index: Int, now: UInt64) throws -> DevicePublicKey {
+        if let expiresAt = device.registration.expiresAt, expiresAt.timeIntervalSince1970 <= TimeInterval(now) {
+            throw GatewayAPIError(
+                .unprocessableContent, "invalidKey",
+                "devices[\(index)]: its registered key \(device.registration.keyId) has expired; the device must "
+                    + "register a new key", field: "devices[\(index)]")
+        }
+        do {
+            return try DevicePublicKey(text: device.registration.publicKey)
+        } catch let error as SealedPushError {
+            throw GatewayAPIError(
+                .unprocessableContent, "invalidKey", "devices[\(index)]: its registered key is not usable: \(error.message)",
+                field: "devices[\(index)]")
+        }
+    }
+
+    private static func sealingError(_ error: SealedPushError, field: String) -> GatewayAPIError {
+        switch error.code {
+        case .invalidKey:
+            GatewayAPIError(.unprocessableContent, "invalidKey", error.message, field: field)
+        case .malformedContent:
+            GatewayAPIError(.unprocessableContent, "malformedContent", error.message, field: "content")
+        case .payloadTooLarge, .contentTooLarge:
+            GatewayAPIError(.unprocessableContent, error.code.name, error.message, field: "content")
+        default:
+            GatewayAPIError.invalid(error.message, field: field)
+        }
+    }
+}

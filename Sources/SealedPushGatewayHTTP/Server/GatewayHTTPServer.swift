@@ -1,0 +1,225 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SealedPushCore
+import SealedPushGateway
+import ServiceLifecycle
+
+/// The gateway's HTTP API (`Specs/gateway-api.yaml`) on Hummingbird 2, as a swift-service-lifecycle `Service`.
+///
+/// Run it in a `ServiceGroup` (``GatewayServiceGroup`` builds the gateway's): on graceful shutdown it stops
+/// accepting connections and finishes the requests in flight, then ``run()`` returns. The store is not closed here
+/// (other services, such as the delivery worker, share it); ``GatewayServiceGroup`` closes it last.
+///
+/// Every `/v1/apps/{appId}/…` route authenticates first (`401`, or `403` for another app's key before anything
+/// of this app is read), then reads the body up to ``GatewayHTTPConfiguration/maxBodyBytes`` (`413`), then
+/// validates it (`400`/`422` naming the field). Content is sealed at once; only sealed bodies reach the store, and
+/// neither logs nor error messages carry content.
+public struct GatewayHTTPServer: Service, CustomStringConvertible {
+    /// Listening address and limits.
+    public let configuration: GatewayHTTPConfiguration
+    private let store: any GatewayStore
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let onListening: @Sendable (Int) async -> Void
+    private let calls: StoreCalls
+    private let fanOut: NotificationFanOut
+    private let clock: @Sendable () -> Date
+
+    /// Creates the server.
+    /// - Parameters:
+    ///   - configuration: Listening address and limits.
+    ///   - store: The gateway's store (migrated).
+    ///   - metrics: Where the API records, and what `/metrics` renders.
+    ///   - overflow: Where over-budget content goes by reference; nil answers such content `422`.
+    ///   - logger: The server's logger (never given content).
+    ///   - clock: The gateway's clock (registrations' skew rule, notification times).
+    ///   - onListening: Called with the bound port once the server listens (useful with port 0).
+    public init(
+        configuration: GatewayHTTPConfiguration, store: any GatewayStore, metrics: GatewayMetrics,
+        overflow: OverflowConfiguration? = nil, logger: Logger = Logger(label: "sealed-push.gateway.http"),
+        clock: @escaping @Sendable () -> Date = { Date() }, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.metrics = metrics
+        self.logger = logger
+        self.onListening = onListening
+        self.clock = clock
+        let calls = StoreCalls(store: store, deadline: configuration.storeDeadline, logger: logger)
+        self.calls = calls
+        self.fanOut = NotificationFanOut(
+            calls: calls, sealers: AppSealers(), overflow: overflow, metrics: metrics, clock: clock)
+    }
+
+    /// The listening address only (service groups log their services' descriptions).
+    public var description: String { "GatewayHTTPServer(\(configuration.host):\(configuration.port))" }
+
+    /// Listens and serves until graceful shutdown (or cancellation).
+    public func run() async throws {
+        let onListening = self.onListening
+        let idle = configuration.idleTimeout.components
+        let application = Application(
+            router: makeRouter(),
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        try await application.run()
+    }
+
+    // MARK: Routes
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.put("/v1/apps/:appId/devices/:deviceId") { request, context in
+            await self.answer { try await self.putDevice(request, context) }
+        }
+        router.get("/v1/apps/:appId/devices/:deviceId") { request, context in
+            await self.answer { try await self.getDevice(request, context) }
+        }
+        router.delete("/v1/apps/:appId/devices/:deviceId") { request, context in
+            await self.answer { try await self.deleteDevice(request, context) }
+        }
+        router.post("/v1/apps/:appId/notifications") { request, context in
+            await self.answer { try await self.sendNotification(request, context) }
+        }
+        router.get("/v1/apps/:appId/notifications/:notificationId") { request, context in
+            await self.answer { try await self.getNotification(request, context) }
+        }
+        router.get("/healthz") { _, _ in await self.health() }
+        router.get("/metrics") { _, _ in await self.answer { try await self.renderMetrics() } }
+        return router
+    }
+
+    /// Runs a handler; a contract error becomes its response, anything else a logged `503` (type name only).
+    private func answer(_ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch let error as GatewayAPIError {
+            return error.response
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(type(of: error))"])
+            return GatewayAPIError.unavailable.response
+        }
+    }
+
+    /// The app of the path, after checking the request's key acts for it.
+    private func authorizedApp(_ request: Request, _ context: BasicRequestContext) async throws -> String {
+        let appID = context.parameters.get("appId") ?? ""
+        try await BearerAuthenticator(calls: calls).authorize(request, appID: appID)
+        return appID
+    }
+
+    private func deviceID(_ context: BasicRequestContext) throws -> String {
+        guard let id = context.parameters.get("deviceId"), Identifier.isValid(id) else {
+            throw GatewayAPIError.notFound("no such device in this app (a device id is 1 to 128 of A-Z a-z 0-9 . _ ~ -)")
+        }
+        return id
+    }
+
+    private func putDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        guard let deviceID = context.parameters.get("deviceId"), Identifier.isValid(deviceID) else {
+            throw GatewayAPIError.invalid(
+                "the device id in the path must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "path:deviceId")
+        }
+        let body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        let now = clock()
+        let device = try DeviceRequest(body: body, now: now)
+        let result = try await calls.run("putDevice") {
+            try await $0.putDevice(
+                appID: appID, deviceID: deviceID, apnsToken: device.apnsToken, environment: device.environment,
+                registration: device.registration, now: now)
+        }
+        return try JSONResponse.make(result.created ? .created : .ok, DeviceModel(result.device))
+    }
+
+    private func getDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        let deviceID = try deviceID(context)
+        guard let device = try await calls.run("device", { try await $0.device(appID: appID, deviceID: deviceID) }) else {
+            throw GatewayAPIError.notFound("no such device in this app")
+        }
+        return try JSONResponse.make(.ok, DeviceModel(device))
+    }
+
+    private func deleteDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        let deviceID = try deviceID(context)
+        let now = clock()
+        guard try await calls.run("removeDevice", { try await $0.removeDevice(appID: appID, deviceID: deviceID, now: now) })
+        else { throw GatewayAPIError.notFound("no such device in this app") }
+        return Response(status: .noContent)
+    }
+
+    private func sendNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        let idempotencyKey = try Self.idempotencyKey(request)
+        var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
+        let send = try SendRequest(body: body)
+        let accepted = try await fanOut.send(appID: appID, request: send, idempotencyKey: idempotencyKey)
+        let id = accepted.id.uuidString.lowercased()
+        var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
+        if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
+        return try JSONResponse.make(.accepted, SendAcceptedModel(id: id, devices: accepted.deviceCount), headers: headers)
+    }
+
+    private func getNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        guard let text = context.parameters.get("notificationId"), let id = UUID(uuidString: text) else {
+            throw GatewayAPIError.notFound("no such notification in this app (an id is a UUID)")
+        }
+        guard let status = try await calls.run("status", { try await $0.notificationStatus(appID: appID, notificationID: id) })
+        else { throw GatewayAPIError.notFound("no such notification in this app") }
+        return try JSONResponse.make(.ok, NotificationStatusModel(status))
+    }
+
+    // MARK: Operations
+
+    private func health() async -> Response {
+        let pinger = StoreCalls(store: store, deadline: configuration.healthDeadline, logger: logger)
+        do {
+            try await pinger.run("ping") { try await $0.ping() }
+            return try JSONResponse.make(.ok, HealthModel(status: "ok", database: "ok"))
+        } catch {
+            return (try? JSONResponse.make(
+                .serviceUnavailable, HealthModel(status: "unavailable", database: "unavailable"),
+                headers: [.retryAfter: "5"])) ?? Response(status: .serviceUnavailable)
+        }
+    }
+
+    private func renderMetrics() async throws -> Response {
+        // The gauge is refreshed from the store on each scrape; a store that does not answer leaves it as it was.
+        if let depth = try? await calls.run("queueDepth", { try await $0.queueDepth() }) {
+            metrics.queueDepth.record(depth.total)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+    }
+
+    // MARK: Headers
+
+    private static let idempotencyKeyName = HTTPField.Name("Idempotency-Key")!
+    private static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+
+    /// The `Idempotency-Key`: 1 to 255 printable ASCII characters.
+    private static func idempotencyKey(_ request: Request) throws -> String? {
+        let values = request.headers[values: idempotencyKeyName]
+        guard let key = values.first else { return nil }
+        guard values.count == 1, (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw GatewayAPIError.invalid(
+                "Idempotency-Key must be one header of 1 to 255 printable ASCII characters without spaces",
+                field: "header:Idempotency-Key")
+        }
+        return key
+    }
+}

@@ -1,0 +1,31 @@
+import Logging
+import SealedPushGateway
+import ServiceLifecycle
+import UnixSignals
+
+/// The gateway's process: the store, any extra services (the delivery worker), and the HTTP server, in one
+/// swift-service-lifecycle `ServiceGroup`.
+///
+/// Order is the shutdown order reversed: on SIGTERM or SIGINT the HTTP server stops accepting and finishes its
+/// requests in flight first, then the extra services stop (last one first), then the store closes.
+public enum GatewayServiceGroup {
+    /// Builds the group.
+    /// - Parameters:
+    ///   - store: The gateway's store; closed after everything else has stopped.
+    ///   - http: The HTTP API.
+    ///   - extraServices: Services that share the store (for example the delivery worker); started after the
+    ///     store and before the HTTP server, stopped after the HTTP server.
+    ///   - signals: The signals that start a graceful shutdown.
+    ///   - logger: The group's logger.
+    /// - Returns: The group; `run()` it.
+    public static func make(
+        store: any GatewayStore, http: GatewayHTTPServer, extraServices: [any Service] = [],
+        signals: [UnixSignal] = [.sigterm, .sigint], logger: Logger
+    ) -> ServiceGroup {
+        let services: [any Service] = [StoreLifecycleService(store: store)] + extraServices + [http]
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: signals, logger: logger))
+    }
+}

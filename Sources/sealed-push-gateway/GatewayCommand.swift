@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `sealed-push-gateway`: the SealedPush gateway (issue 12) — an HTTP API that seals each notification to each
+/// device's key at once and queues only sealed bodies.
+@main
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sealed-push-gateway",
+        abstract: "The SealedPush gateway: an end-to-end encrypted push service any backend can call over HTTP.",
+        subcommands: [InitCommand.self, ServeCommand.self])
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import SealedPushGateway
+import SealedPushGatewayHTTP
+import ServiceLifecycle
+
+/// `sealed-push-gateway serve`: the HTTP API (and any extra services) until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the gateway until SIGTERM or SIGINT (graceful: stop accepting, finish requests in flight, close the store).",
+        discussion: """
+            Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
+            postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_BLOB_DIR \
+            with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (content by reference).
+            """)
+
+    @Option(help: "The configuration file `init` wrote.")
+    var config: String
+
+    func run() async throws {
+        // Files this process creates (the SQLite database and its WAL: tokens, key digests, sealed bodies) are
+        // the operator's only.
+        umask(0o077)
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)
+        } catch let error as GatewayConfigurationError {
+            throw ValidationError(error.message)
+        }
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "sealed-push.gateway")
+
+        // The process-wide metrics system: the HTTP API and the delivery worker record into one registry.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(GatewayMetrics.prometheusFactory(registry: registry))
+        let metrics = GatewayMetrics(factory: MetricsSystem.factory, exposition: { registry.emitToBuffer() })
+
+        let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
+        let applied = try await store.migrate()
+        logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
+
+        let http = GatewayHTTPServer(
+            configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,
+            overflow: try configuration.overflowConfiguration(), logger: logger,
+            onListening: { port in
+                logger.info("listening", metadata: ["port": "\(port)"])
+                // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
+                FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
+            })
+        let extra = try GatewayExtraServices.make(
+            store: store, metrics: metrics, configuration: configuration, logger: logger)
+        let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)
+        try await group.run()
+        logger.info("stopped")
+    }
+}

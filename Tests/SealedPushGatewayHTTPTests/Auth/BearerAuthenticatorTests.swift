@@ -1,0 +1,77 @@
+import Foundation
+import SealedPushGateway
+import Testing
+
+/// Per-app bearer keys over real HTTP: 401 without or with an unknown key, 403 for another app's key with the same
+/// answer whether or not the device or notification exists.
+@Suite("Gateway HTTP: authentication", .serialized)
+struct BearerAuthenticatorTests {
+    @Test(arguments: Backend.available)
+    func missingOrUnknownKeyIs401(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            try await server.registerDevice("d1")
+            let path = "/v1/apps/app1/devices/d1"
+            let none = try await server.client.send("GET", path)
+            #expect(none.status == 401)
+            #expect(none.json["code"] as? String == "unauthorized")
+            #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            // A well-formed key the gateway never issued.
+            let unknown = try await server.client.send("GET", path, key: APIKey.generate().text)
+            #expect(unknown.status == 401)
+            // The right id with a wrong secret: the digest comparison refuses it.
+            let real = server.keys["app1"]!
+            let forged = String(real.dropLast()) + (real.last == "A" ? "B" : "A")
+            #expect(try await server.client.send("GET", path, key: forged).status == 401)
+            #expect(try await server.client.send("GET", path, key: "not-a-key").status == 401)
+            let basic = try await server.client.send("GET", path, headers: ["Authorization": "Basic \(real)"])
+            #expect(basic.status == 401)
+            // And the real key works (the 401s are about the key, not the route).
+            #expect(try await server.client.send("GET", path, key: real).status == 200)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func otherAppsKeyIs403WithoutRevealingExistence(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            let key1 = server.keys["app1"]!
+            let key2 = server.keys["app2"]!
+            try await server.registerDevice("exists")
+            let sent = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key1, json: ["devices": ["exists"], "content": ["body": "x"]])
+            let id = try #require(sent.json["id"] as? String)
+
+            let existing = try await server.client.send("GET", "/v1/apps/app1/devices/exists", key: key2)
+            let absent = try await server.client.send("GET", "/v1/apps/app1/devices/absent", key: key2)
+            #expect(existing.status == 403)
+            #expect(absent.status == 403)
+            #expect(existing.body == absent.body)
+            #expect(existing.json["code"] as? String == "forbidden")
+
+            let deleteExisting = try await server.client.send("DELETE", "/v1/apps/app1/devices/exists", key: key2)
+            let deleteAbsent = try await server.client.send("DELETE", "/v1/apps/app1/devices/absent", key: key2)
+            #expect(deleteExisting.status == 403)
+            #expect(deleteExisting.body == deleteAbsent.body)
+
+            let statusExisting = try await server.client.send("GET", "/v1/apps/app1/notifications/\(id)", key: key2)
+            let statusAbsent = try await server.client.send(
+                "GET", "/v1/apps/app1/notifications/\(UUID().uuidString.lowercased())", key: key2)
+            #expect(statusExisting.status == 403)
+            #expect(statusExisting.body == statusAbsent.body)
+
+            let send = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key2, json: ["devices": ["exists"], "content": ["body": "x"]])
+            #expect(send.status == 403)
+            let put = try await server.client.send(
+                "PUT", "/v1/apps/app1/devices/exists", key: key2,
+                json: GatewayTestServer.deviceBody(
+                    SealedPushClientRing.fresh().registration()))
+            #expect(put.status == 403)
+
+            // Nothing changed in app1: the device is still there, one job only.
+            #expect(try await server.client.send("GET", "/v1/apps/app1/devices/exists", key: key1).status == 200)
+            #expect(try await server.store.queueDepth().total == 1)
+            // A key of app2 for its own app, on a device only app1 has: 404, as for any absent device.
+            #expect(try await server.client.send("GET", "/v1/apps/app2/devices/exists", key: key2).status == 404)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SealedPushGatewayHTTP
+import Testing
+
+/// The configuration file and its environment overrides, read from real files.
+@Suite("Gateway configuration")
+struct GatewayConfigurationTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func write(_ json: String) throws -> String {
+        let path = directory.appendingPathComponent("gateway.json").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func fileValuesWithRelativePathsResolved() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(
+            #"{"database":"sqlite:db/gw.sqlite","listen":"0.0.0.0:9000","maxBodyBytes":1000,"overflow":{"blobDirectory":"blobs","urlPrefix":"https://b.example/"}}"#)
+        let configuration = try GatewayConfiguration.load(path: path, environment: [:])
+        #expect(configuration.database == "sqlite:" + directory.path + "/db/gw.sqlite")
+        #expect(configuration.overflow?.blobDirectory == directory.path + "/blobs")
+        let http = try configuration.httpConfiguration()
+        #expect(http.host == "0.0.0.0")
+        #expect(http.port == 9000)
+        #expect(http.maxBodyBytes == 1000)
+        #expect(configuration.logLevel == "info")
+    }
+
+    @Test func environmentOverridesTheFile() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(#"{"database":"sqlite:gw.sqlite"}"#)
+        let configuration = try GatewayConfiguration.load(
+            path: path,
+            environment: [
+                "SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:0",
+                "SEALEDPUSH_GATEWAY_DATABASE": "postgres://gw@db.internal:5432/gateway",
+                "SEALEDPUSH_GATEWAY_MAX_BODY_BYTES": "4096",
+                "SEALEDPUSH_GATEWAY_LOG_LEVEL": "debug",
+                "SEALEDPUSH_GATEWAY_BLOB_DIR": "/var/blobs",
+                "SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX": "https://blobs.example/",
+            ])
+        #expect(configuration.listen == "127.0.0.1:0")
+        #expect(configuration.database == "postgres://gw@db.internal:5432/gateway")
+        #expect(configuration.maxBodyBytes == 4096)
+        #expect(configuration.logLevel == "debug")
+        #expect(configuration.overflow == .init(blobDirectory: "/var/blobs", urlPrefix: "https://blobs.example/"))
+        // An empty variable is no override.
+        let unchanged = try GatewayConfiguration.load(path: path, environment: ["SEALEDPUSH_GATEWAY_LISTEN": ""])
+        #expect(unchanged.listen == "127.0.0.1:8080")
+    }
+
+    @Test func badSettingsAreNamed() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(#"{"database":"sqlite:gw.sqlite"}"#)
+        func message(_ environment: [String: String]) -> String? {
+            do {
+                _ = try GatewayConfiguration.load(path: path, environment: environment)
+                return nil
+            } catch let error as GatewayConfigurationError {
+                return error.message
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message(["SEALEDPUSH_GATEWAY_LISTEN": "8080"])?.contains("listen") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_MAX_BODY_BYTES": "-1"])?.contains("SEALEDPUSH_GATEWAY_MAX_BODY_BYTES") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_DATABASE": "mysql://x"])?.contains("database") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_LOG_LEVEL": "loud"])?.contains("logLevel") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_BLOB_DIR": "/b"])?.contains("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX") == true)
+        #expect(message([:]) == nil)
+        let missing = try write(#"{"listen":"127.0.0.1:1"}"#)
+        #expect(throws: GatewayConfigurationError.self) { try GatewayConfiguration.load(path: missing, environment: [:]) }
+    }
+}

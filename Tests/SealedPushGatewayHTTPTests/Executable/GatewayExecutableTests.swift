@@ -1,0 +1,139 @@
+import Foundation
+import SealedPushGateway
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real `sealed-push-gateway` binary: `init` writes 0600 files and prints a key that authenticates; `serve`
+/// answers over HTTP and exits 0 on SIGTERM after finishing.
+@Suite("Gateway executable", .serialized)
+struct GatewayExecutableTests {
+    /// The executable in the same build products directory as the running test binary.
+    static var binary: URL {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("sealed-push-gateway")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return runner.deletingLastPathComponent().appendingPathComponent("sealed-push-gateway")
+    }
+
+    /// Runs the binary to completion; returns its status and output.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw TestFailure("cannot stat \(path)") }
+        return Int(status.st_mode & 0o777)
+    }
+
+    static func initialize(_ directory: URL) throws -> String {
+        let result = try run([
+            "init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop", "--team-id", "TEAM123456",
+            "--key-id", "KEY1234567",
+        ])
+        guard result.status == 0 else { throw TestFailure("init exited \(result.status): \(result.stderr)") }
+        guard let line = result.stdout.split(separator: "\n").first(where: { $0.hasPrefix("API key") }),
+            let key = line.split(separator: " ").last
+        else { throw TestFailure("init printed no API key: \(result.stdout)") }
+        return String(key)
+    }
+
+    @Test func initWritesPrivateFilesAndAKeyThatAuthenticates() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-init-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try Self.initialize(directory)
+        #expect(APIKey(parsing: key) != nil)
+
+        let config = directory.appendingPathComponent("gateway.json").path
+        let identity = directory.appendingPathComponent("shop.identity").path
+        #expect(try Self.mode(config) == 0o600)
+        #expect(try Self.mode(identity) == 0o600)
+        #expect(try Self.mode(directory.appendingPathComponent("gateway.sqlite").path) == 0o600)
+        let configText = try String(contentsOfFile: config, encoding: .utf8)
+        #expect(configText.contains("sqlite:gateway.sqlite"))
+        #expect(!configText.contains(key))
+        #expect(try String(contentsOfFile: identity, encoding: .utf8).hasPrefix("SPSK1:"))
+
+        let database = directory.appendingPathComponent("gateway.sqlite").path
+        let store = try SQLiteGatewayStore(path: database)
+        #expect(try await store.authenticate(bearer: key) == "shop")
+        let app = try #require(try await store.app(id: "shop"))
+        #expect(app.topic == "com.example.shop")
+        #expect(app.serverIdentityPath == identity)
+        try await store.close()
+        // The key is stored as its digest only.
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: database + suffix) {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: database + suffix)))
+            #expect(!bytes.contains(bytes: Array(key.utf8)))
+        }
+        // A second init into the same directory is refused and leaves the first intact.
+        #expect(try Self.run(["init", "--dir", directory.path, "--topic", "t"]).status != 0)
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == configText)
+    }
+
+    @Test func serveAnswersAndExitsZeroOnSIGTERM() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try Self.initialize(directory)
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--config", directory.appendingPathComponent("gateway.json").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SEALEDPUSH_GATEWAY_LISTEN"] = "127.0.0.1:0"
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The port the server bound, from its first line.
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(60)
+        var port: Int?
+        while port == nil, Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on port ") }) {
+                port = Int(line.dropFirst("listening on port ".count))
+            }
+        }
+        let bound = try #require(port)
+        let client = HTTPTestClient(port: bound)
+        #expect(try await client.send("GET", "/healthz").status == 200)
+        #expect(try await client.send("GET", "/v1/apps/shop/devices/x", key: key).status == 404)
+        #expect(try await client.send("GET", "/v1/apps/shop/devices/x").status == 401)
+        let metrics = try await client.send("GET", "/metrics")
+        #expect(metrics.text.contains("sealedpush_gateway_accepted_total"))
+
+        kill(process.processIdentifier, SIGTERM)
+        let exited = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SealedPushGateway
+import Testing
+
+/// `/healthz`, `/metrics`, and where plaintext may never be found.
+@Suite("Gateway HTTP: operations and plaintext", .serialized)
+struct OperationsTests {
+    @Test(arguments: Backend.available)
+    func healthzPingsTheStore(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            let health = try await server.client.send("GET", "/healthz")
+            #expect(health.status == 200)
+            #expect(health.json["status"] as? String == "ok")
+            #expect(health.json["database"] as? String == "ok")
+        }
+    }
+
+    @Test func healthzAnswers503WhenTheStoreIsGone() async throws {
+        try await GatewayTestServer.with(.sqlite) { server in
+            try await server.store.close()
+            let health = try await server.client.send("GET", "/healthz")
+            #expect(health.status == 503)
+            #expect(health.json["database"] as? String == "unavailable")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func metricsCountWhatHappened(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            let key = server.keys["app1"]!
+            try await server.registerDevice("a")
+            try await server.registerDevice("b")
+            let before = try await server.client.send("GET", "/metrics")
+            #expect(before.status == 200)
+            #expect(before.header("Content-Type")?.hasPrefix("text/plain") == true)
+            #expect(Self.value("sealedpush_gateway_accepted_total", in: before.text) == 0)
+
+            for _ in 0..<3 {
+                _ = try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: key, json: ["devices": ["a", "b"], "content": ["body": "m"]])
+            }
+            // A replay is not counted again.
+            for _ in 0..<2 {
+                _ = try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: key, json: ["devices": ["a"], "content": ["body": "m"]],
+                    headers: ["Idempotency-Key": "k"])
+            }
+            let after = try await server.client.send("GET", "/metrics")
+            #expect(Self.value("sealedpush_gateway_accepted_total", in: after.text) == 4)
+            #expect(Self.value("sealedpush_gateway_sealed_total", in: after.text) == 7)
+            #expect(Self.value("sealedpush_gateway_queue_depth", in: after.text) == 7)
+            #expect(Self.value("sealedpush_gateway_seal_seconds_count", in: after.text) == 7)
+            for name in ["sealedpush_gateway_sent_total", "sealedpush_gateway_retries_total"] {
+                #expect(Self.value(name, in: after.text) == 0)
+            }
+        }
+    }
+
+    /// The value of an unlabelled sample in Prometheus text, or nil.
+    static func value(_ name: String, in text: String) -> Double? {
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[0] == name { return Double(parts[1]) }
+        }
+        return nil
+    }
+
+    @Test(arguments: Backend.available)
+    func plaintextNeverReachesTheDatabaseOrTheLogs(_ backend: Backend) async throws {
+        let marker = "PLAINTEXT-MARKER-\(UUID().uuidString)"
+        let server = try await GatewayTestServer.start(backend)
+        do {
+            let key = server.keys["app1"]!
+            try await server.registerDevice("marker-device")
+            let sent = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key,
+                json: ["devices": ["marker-device"], "content": ["title": marker, "body": marker, "data": ["m": marker]]])
+            #expect(sent.status == 202)
+            // Refused requests must not leak it either (error messages, logs).
+            let refused = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key,
+                json: ["devices": ["marker-device"], "content": ["body": marker, "badge": marker]])
+            #expect(refused.status == 422)
+            #expect(!refused.text.contains(marker))
+            let big = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: key,
+                json: ["devices": ["marker-device"], "content": ["body": marker + String(repeating: ".", count: 3_000)]])
+            #expect(big.status == 422)
+            #expect(!big.text.contains(marker))
+
+            let raw = try await server.rawDatabase()
+            #expect(!raw.isEmpty)
+            // The scan reads the right bytes: the device id, stored in clear, is found.
+            #expect(raw.contains { $0.bytes.contains(bytes: Array("marker-device".utf8)) })
+            for (name, bytes) in raw {
+                #expect(!bytes.contains(bytes: Array(marker.utf8)), "the marker is in \(name)")
+            }
+            #expect(server.backend == .postgres || raw.contains { $0.name == "gateway.sqlite-wal" })
+            #expect(!server.logs.text.isEmpty)
+            #expect(!server.logs.text.contains(marker))
+            try await server.shutDown()
+            // After shutdown (the WAL checkpointed or not), the files still hold no marker.
+            for (name, bytes) in try await server.rawDatabase() {
+                #expect(!bytes.contains(bytes: Array(marker.utf8)), "the marker is in \(name) after shutdown")
+            }
+            #expect(!server.logs.text.contains(marker))
+            try await server.cleanUp()
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+}

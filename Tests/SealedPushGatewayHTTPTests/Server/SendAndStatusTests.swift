@@ -1,0 +1,135 @@
+import Foundation
+import SealedPushClient
+import SealedPushCore
+import SealedPushGateway
+import Testing
+
+/// Register → send → status over real HTTP; the queued body opened by the device's own code (SealedPushClient).
+@Suite("Gateway HTTP: devices, send, status", .serialized)
+struct SendAndStatusTests {
+    @Test(arguments: Backend.available)
+    func registerSendStatusAndOpen(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+        let key = server.keys["app1"]!
+
+        let ring = DeviceKeyRing.generate(now: UInt64(Date().timeIntervalSince1970))
+        let body = GatewayTestServer.deviceBody(ring.registration())
+        let created = try await server.client.send("PUT", "/v1/apps/app1/devices/phone-1", key: key, json: body)
+        #expect(created.status == 201)
+        #expect(created.json["keyId"] as? String == ring.registration().keyId)
+        #expect(created.json["apnsToken"] as? String == "abababab…")  // never echoed whole
+        let updated = try await server.client.send("PUT", "/v1/apps/app1/devices/phone-1", key: key, json: body)
+        #expect(updated.status == 200)
+        let read = try await server.client.send("GET", "/v1/apps/app1/devices/phone-1", key: key)
+        #expect(read.status == 200)
+        #expect(read.json["environment"] as? String == "sandbox")
+
+        let content: [String: Any] = ["title": "Lunch", "body": "Table for two at noon", "badge": 3, "data": ["order": 42]]
+        let sent = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key,
+            json: ["devices": ["phone-1"], "content": content, "ttl": 600, "priority": 5])
+        #expect(sent.status == 202)
+        let id = try #require(sent.json["id"] as? String)
+        #expect(sent.json["devices"] as? Int == 1)
+        #expect(sent.header("Location") == "/v1/apps/app1/notifications/\(id)")
+        #expect(sent.header("Idempotent-Replayed") == nil)
+
+        let status = try await server.client.send("GET", "/v1/apps/app1/notifications/\(id)", key: key)
+        #expect(status.status == 200)
+        #expect(status.json["priority"] as? Int == 5)
+        #expect(status.json["collapseId"] as? String == id)  // the default collapse id is the notification id
+        let deliveries = try #require(status.json["devices"] as? [[String: Any]])
+        #expect(deliveries.count == 1)
+        #expect(deliveries.first?["deviceId"] as? String == "phone-1")
+        #expect(deliveries.first?["state"] as? String == "queued")
+        #expect(deliveries.first?["attempts"] as? Int == 0)
+
+        // The job the gateway queued is the device's content, sealed to its key by the app's identity.
+        let jobs = try await server.store.claim(owner: "test", limit: 10, leaseDuration: .seconds(60), now: Date())
+        #expect(jobs.count == 1)
+        let job = try #require(jobs.first)
+        #expect(job.notificationID.uuidString.lowercased() == id)
+        #expect(job.apnsToken == String(repeating: "ab", count: 32))
+        #expect(job.priority == 5)
+        let opened = try server.open(job.body.bytes, with: ring)
+        #expect(opened.title == "Lunch")
+        #expect(opened.body == "Table for two at noon")
+        #expect(opened.badge == 3)
+        #expect(opened.data == .object(["order": .number(42)]))
+        // Another app's identity did not seal it: the device refuses it under app2's server key.
+        #expect(throws: SealedPushError.self) { try server.open(job.body.bytes, with: ring, app: "app2") }
+
+        // A claimed job is still reported queued.
+        let claimed = try await server.client.send("GET", "/v1/apps/app1/notifications/\(id)", key: key)
+        #expect((claimed.json["devices"] as? [[String: Any]])?.first?["state"] as? String == "queued")
+        #expect((claimed.json["devices"] as? [[String: Any]])?.first?["attempts"] as? Int == 1)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func lastRegistrationIsSealedTo(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+        let key = server.keys["app1"]!
+        let old = try await server.registerDevice("phone")
+        let new = try await server.registerDevice("phone")
+        let sent = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: ["devices": ["phone"], "content": ["body": "hi"]])
+        #expect(sent.status == 202)
+        let job = try #require(try await server.store.claim(owner: "t", limit: 1, leaseDuration: .seconds(60), now: Date()).first)
+        #expect(try server.open(job.body.bytes, with: new).body == "hi")
+        #expect(throws: SealedPushError.self) { try server.open(job.body.bytes, with: old) }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func idempotencyKeyReplaysWithoutNewJobs(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+        let key = server.keys["app1"]!
+        try await server.registerDevice("a")
+        try await server.registerDevice("b")
+        let request: [String: Any] = ["devices": ["a", "b"], "content": ["body": "once"]]
+        let first = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: request, headers: ["Idempotency-Key": "order-77"])
+        let again = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: request, headers: ["Idempotency-Key": "order-77"])
+        #expect(first.status == 202)
+        #expect(again.status == 202)
+        #expect(again.json["id"] as? String == first.json["id"] as? String)
+        #expect(again.json["devices"] as? Int == 2)
+        #expect(first.header("Idempotent-Replayed") == nil)
+        #expect(again.header("Idempotent-Replayed") == "true")
+        #expect(try await server.store.queueDepth().total == 2)  // no new jobs
+
+        let other = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: request, headers: ["Idempotency-Key": "order-78"])
+        #expect(other.status == 202)
+        #expect(other.json["id"] as? String != first.json["id"] as? String)
+        #expect(try await server.store.queueDepth().total == 4)
+
+        let bad = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: request, headers: ["Idempotency-Key": "has space"])
+        #expect(bad.status == 422)
+        #expect(bad.json["field"] as? String == "header:Idempotency-Key")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func deleteDevice(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+        let key = server.keys["app1"]!
+        try await server.registerDevice("gone")
+        let sent = try await server.client.send(
+            "POST", "/v1/apps/app1/notifications", key: key, json: ["devices": ["gone"], "content": ["body": "x"]])
+        let id = try #require(sent.json["id"] as? String)
+        #expect(try await server.client.send("DELETE", "/v1/apps/app1/devices/gone", key: key).status == 204)
+        #expect(try await server.client.send("DELETE", "/v1/apps/app1/devices/gone", key: key).status == 404)
+        #expect(try await server.client.send("GET", "/v1/apps/app1/devices/gone", key: key).status == 404)
+        let status = try await server.client.send("GET", "/v1/apps/app1/notifications/\(id)", key: key)
+        #expect((status.json["devices"] as? [[String: Any]])?.first?["state"] as? String == "unregistered")
+        let missing = try await server.client.send(
+            "GET", "/v1/apps/app1/notifications/\(UUID().uuidString.lowercased())", key: key)
+        #expect(missing.status == 404)
+        #expect(missing.json["code"] as? String == "notFound")
+        }
+    }
+}

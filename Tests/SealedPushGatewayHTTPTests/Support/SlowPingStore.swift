@@ -1,0 +1,61 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+
+/// A store whose ping takes `delay` (and reports when it starts); everything else goes to `inner`.
+struct SlowPingStore: GatewayStore {
+    let inner: any GatewayStore
+    let delay: Duration
+    let started: @Sendable () -> Void
+
+    func ping() async throws {
+        started()
+        try await Task.sleep(for: delay)
+        try await inner.ping()
+    }
+
+    func migrate() async throws -> Int { try await inner.migrate() }
+    func schemaVersion() async throws -> Int { try await inner.schemaVersion() }
+    func close() async throws { try await inner.close() }
+    func putApp(_ app: GatewayApp, now: Date) async throws { try await inner.putApp(app, now: now) }
+    func app(id: String) async throws -> GatewayApp? { try await inner.app(id: id) }
+    func apps() async throws -> [GatewayApp] { try await inner.apps() }
+    func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
+    func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
+    func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
+    func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, now: Date
+    ) async throws -> DevicePutResult {
+        try await inner.putDevice(
+            appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
+            registration: registration, now: now)
+    }
+    func device(appID: String, deviceID: String) async throws -> StoredDevice? {
+        try await inner.device(appID: appID, deviceID: deviceID)
+    }
+    func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
+        try await inner.devices(appID: appID, deviceIDs: deviceIDs)
+    }
+    func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
+        try await inner.removeDevice(appID: appID, deviceID: deviceID, now: now)
+    }
+    func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
+        try await inner.markDeviceUnregistered(appID: appID, deviceID: deviceID, reason: reason, at: at)
+    }
+    func notificationID(appID: String, idempotencyKey: String) async throws -> UUID? {
+        try await inner.notificationID(appID: appID, idempotencyKey: idempotencyKey)
+    }
+    func enqueue(_ notification: NewNotification) async throws -> EnqueueResult { try await inner.enqueue(notification) }
+    func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
+        try await inner.claim(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)
+    }
+    func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+        try await inner.finish(jobID: jobID, owner: owner, outcome: outcome, now: now)
+    }
+    func expireOverdue(now: Date) async throws -> Int { try await inner.expireOverdue(now: now) }
+    func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
+        try await inner.notificationStatus(appID: appID, notificationID: notificationID)
+    }
+    func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
+}
