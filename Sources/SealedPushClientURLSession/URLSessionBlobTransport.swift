@@ -8,8 +8,10 @@ import SealedPushCore
 /// A ``BlobTransport`` on `URLSession`: what a Notification Service Extension uses to fetch attachments and
 /// content sent by reference.
 ///
-/// Each download runs its own data task with a delegate that hands every body byte to `receive` as it arrives,
-/// so memory stays at a few network buffers whatever the blob's size. It counts the bytes itself and never
+/// Each download runs its own data task with a delegate that hands every body byte to `receive` as it arrives.
+/// On Linux, FoundationNetworking queues every buffer for the delegate without limit (it cannot pause a transfer),
+/// so a body arriving faster than `receive` takes it is held in memory: use `NIOBlobTransport`
+/// (`SealedPushClientNIO`) there. It counts the bytes itself and never
 /// trusts `Content-Length`, and it cancels the data task as soon as the download must end: more than
 /// `expectedBytes` arrived (`blobTooLarge`), the deadline passed (`deadlineExceeded`), the calling task was
 /// cancelled (`CancellationError`), or `receive` threw (that error).
