@@ -183,6 +183,15 @@ let package = Package(
             ]
         ),
 
+        // MARK: Gateway test support: a PostgreSQL database per test (store, delivery and HTTP tests)
+        .target(
+            name: "SealedPushGatewayTestSupport",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+
         // MARK: Test support: vector loading, fixed keys
         .target(
             name: "SealedPushTestSupport",
@@ -263,7 +272,7 @@ let package = Package(
             name: "SealedPushGatewayTests",
             dependencies: [
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),  // reads the tables back raw
+                "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 // Delivery: the APNs emulator, a service group, test metrics, a loopback webhook receiver.
                 "SealedPushAPNs", "SealedPushAPNsEmulator",
                 .product(name: "Crypto", package: "swift-crypto"),  // bare SHA-256 for an independent HMAC check
@@ -281,7 +290,7 @@ let package = Package(
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),  // a database per test, read back raw
+                "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

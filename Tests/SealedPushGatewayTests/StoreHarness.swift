@@ -1,7 +1,6 @@
 import Foundation
-import Logging
-import PostgresNIO
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 
 /// A fresh, empty database for one test, the stores that talk to it, and raw access to what it wrote.
 protocol StoreHarness: Sendable {
@@ -53,79 +52,17 @@ struct SQLiteHarness: StoreHarness {
 /// (`scripts/postgres-test.sh start`), dropped afterwards.
 struct PostgresHarness: StoreHarness {
     /// The server's URL, or nil when PostgreSQL tests are not configured.
-    static let serverURL: String? = ProcessInfo.processInfo.environment["SEALEDPUSH_TEST_POSTGRES_URL"].flatMap {
-        $0.isEmpty ? nil : $0
-    }
+    static var serverURL: String? { PostgresTestDatabase.serverURL }
 
-    let database: String
-    let url: String
+    let database: PostgresTestDatabase
+    var url: String { database.url }
 
-    init() async throws {
-        guard let server = Self.serverURL, var components = URLComponents(string: server) else {
-            throw HarnessError("SEALEDPUSH_TEST_POSTGRES_URL is not set")
-        }
-        let name = "sp_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await Self.admin { client in
-            _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        }
-        components.path = "/" + name
-        database = name
-        url = components.string!
-    }
+    init() async throws { database = try await PostgresTestDatabase.create() }
 
     func makeStore() async throws -> any GatewayStore { try PostgresGatewayStore(url: url) }
-
-    func execute(_ sql: String) async throws {
-        try await Self.withClient(url: url) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
-    }
-
-    /// Every row of every table of the test database, as text (`bytea` columns render as `\x` + hex).
-    func rawContents() async throws -> [(name: String, bytes: [UInt8])] {
-        try await Self.withClient(url: url) { client in
-            var tables: [String] = []
-            for try await name in try await client.query(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
-            ).decode(String.self) {
-                tables.append(name)
-            }
-            var contents: [(name: String, bytes: [UInt8])] = []
-            for table in tables {
-                var text = ""
-                for try await row in try await client.query(PostgresQuery(unsafeSQL: "SELECT t::text FROM \(table) t"))
-                    .decode(String.self)
-                {
-                    text += row + "\n"
-                }
-                contents.append((name: table, bytes: Array(text.utf8)))
-            }
-            return contents
-        }
-    }
-
-    func tearDown() async throws {
-        try await Self.admin { client in
-            _ = try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"))
-        }
-    }
-
-    private static func admin<T: Sendable>(_ body: (PostgresClient) async throws -> T) async throws -> T {
-        try await withClient(url: serverURL!, body)
-    }
-
-    private static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws
-        -> T
-    {
-        let components = URLComponents(string: url)!
-        let configuration = PostgresClient.Configuration(
-            host: components.host!, port: components.port ?? 5432, username: components.user!,
-            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
-        let client = PostgresClient(configuration: configuration)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
-        }
-    }
+    func execute(_ sql: String) async throws { try await database.execute(sql) }
+    func rawContents() async throws -> [(name: String, bytes: [UInt8])] { try await database.rawContents() }
+    func tearDown() async throws { try await database.drop() }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import SealedPushGatewayTestSupport
 import Testing
 
 /// The database a test runs on. PostgreSQL only when `SEALEDPUSH_TEST_POSTGRES_URL` is set.

@@ -5,6 +5,7 @@ import SealedPushClient
 import SealedPushCore
 import SealedPushGateway
 import SealedPushGatewayHTTP
+import SealedPushGatewayTestSupport
 import SealedPushServer
 import ServiceLifecycle
 import Testing
@@ -38,7 +39,7 @@ final class GatewayTestServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gwhttp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logs = CapturedLogs()
-        let postgres = backend == .postgres ? try await PostgresTestDatabase.create() : nil
+        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_http_") : nil
         let store: any GatewayStore =
             switch backend {
             case .sqlite: try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
