@@ -45,6 +45,13 @@ struct NotificationFanOut: Sendable {
 
         // Inline, or (with overflow) a preview with the full content stored once, encrypted.
         let envelopeContent = try await prepare(request.content, sealer: sealer)
+        // Encoded and padded once for every device; only the key agreement and the AEAD run per device.
+        let prepared: PreparedContent
+        do {
+            prepared = try sealer.prepare(envelopeContent)
+        } catch let error as SealedPushError {
+            throw Self.sealingError(error, field: "content")
+        }
 
         var jobs: [NewNotification.Job] = []
         jobs.reserveCapacity(wanted.count)
@@ -54,7 +61,7 @@ struct NotificationFanOut: Sendable {
             let start = ContinuousClock.now
             let sealed: SealedNotification
             do {
-                sealed = try sealer.seal(envelopeContent, to: key, ttl: ttl, now: nowSeconds)
+                sealed = try sealer.seal(prepared, to: key, ttl: ttl, now: nowSeconds)
             } catch let error as SealedPushError {
                 throw Self.sealingError(error, field: "devices[\(index)]")
             }

@@ -79,16 +79,39 @@ public final class Sealer: Sendable {
         _ content: NotificationContent, to device: DevicePublicKey, ttl: UInt64 = EnvelopeV1.defaultTTL,
         now: UInt64 = Sealer.currentTime()
     ) throws -> SealedNotification {
-        guard ttl >= 1, ttl <= EnvelopeV1.maxLifetime else {
-            throw SealedPushError(
-                .invalidArgument, "ttl must be 1 ... \(EnvelopeV1.maxLifetime) seconds (28 days), got \(ttl)")
-        }
-        let (expiresAt, overflow) = now.addingReportingOverflow(ttl)
-        guard !overflow else {
-            throw SealedPushError(.invalidArgument, "now (\(now)) + ttl (\(ttl)) overflows a 64-bit timestamp")
-        }
-        var paddedPlaintext = try paddedContent(content)
-        defer { Sodium.wipe(&paddedPlaintext) }
+        _ = try Self.expiry(now: now, ttl: ttl)  // a bad ttl is reported before anything about the content
+        return try seal(try prepare(content), to: device, ttl: ttl, now: now)
+    }
+
+    /// Encodes, pads and checks `content` against this sealer's budget once, for sealing it to many devices.
+    ///
+    /// - Parameter content: The notification content.
+    /// - Returns: The prepared content, for ``seal(_:to:ttl:now:)-(PreparedContent,_,_,_)``.
+    /// - Throws: `SealedPushError`: `malformedContent`, `contentTooLarge`, `payloadTooLarge` as
+    ///   ``seal(_:to:ttl:now:)-(NotificationContent,_,_,_)``.
+    public func prepare(_ content: NotificationContent) throws -> PreparedContent {
+        PreparedContent(padded: try paddedContent(content))
+    }
+
+    /// Seals prepared content for `device` and builds the APNs JSON body: a fan-out's per-device step (a fresh
+    /// ephemeral key and message id each time).
+    ///
+    /// - Parameters:
+    ///   - content: Content from ``prepare(_:)``.
+    ///   - device: The device's public key.
+    ///   - ttl: Seconds until the envelope expires, 1 ... 2,419,200 (28 days).
+    ///   - now: The issue time in UNIX seconds.
+    /// - Returns: The body, the envelope and its message id and times.
+    /// - Throws: `SealedPushError`: `payloadTooLarge` (content prepared by a sealer with a shorter placeholder),
+    ///   `invalidArgument` (ttl out of range), `invalidKey` (a low-order device key).
+    public func seal(
+        _ content: PreparedContent, to device: DevicePublicKey, ttl: UInt64 = EnvelopeV1.defaultTTL,
+        now: UInt64 = Sealer.currentTime()
+    ) throws -> SealedNotification {
+        let expiresAt = try Self.expiry(now: now, ttl: ttl)
+        let paddedPlaintext = content.padded
+        try APNsPayload.checkBudget(
+            APNsPayload.bodyLength(prefixLength: payloadPrefix.count, paddedPlaintextLength: paddedPlaintext.count))
         let ephemeralKey: SecretBytes
         do {
             ephemeralKey = try X25519.generatePrivateKey()
@@ -98,6 +121,19 @@ public final class Sealer: Sendable {
         return try seal(
             paddedPlaintext: paddedPlaintext, to: device, ephemeralPrivateKey: ephemeralKey,
             messageID: Sodium.randomBytes(count: EnvelopeV1.messageIDLength), issuedAt: now, expiresAt: expiresAt)
+    }
+
+    /// `now + ttl`, after checking the ttl's range and the sum.
+    private static func expiry(now: UInt64, ttl: UInt64) throws -> UInt64 {
+        guard ttl >= 1, ttl <= EnvelopeV1.maxLifetime else {
+            throw SealedPushError(
+                .invalidArgument, "ttl must be 1 ... \(EnvelopeV1.maxLifetime) seconds (28 days), got \(ttl)")
+        }
+        let (expiresAt, overflow) = now.addingReportingOverflow(ttl)
+        guard !overflow else {
+            throw SealedPushError(.invalidArgument, "now (\(now)) + ttl (\(ttl)) overflows a 64-bit timestamp")
+        }
+        return expiresAt
     }
 
     /// Deterministic sealing for test vectors and tests: the ephemeral key, message id and times are given.

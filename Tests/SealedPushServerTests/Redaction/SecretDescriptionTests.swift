@@ -65,4 +65,14 @@ import Testing
         dump(sealer, to: &dumped)
         #expect(!dumped.contains("UInt8"))
     }
+
+    @Test func preparedContentShowsOnlyItsLength() throws {
+        let sealer = try Sealer(identity: try ServerIdentity.generate(), topic: "com.example.app")
+        let marker = "MARKER-prepared-7f3a"
+        let prepared = try sealer.prepare(NotificationContent(title: marker, body: marker))
+        Self.expectNoSecret(prepared, secrets: [marker, Base64URL.encode(Array(marker.utf8))], "PreparedContent")
+        var dumped = ""
+        dump(prepared, to: &dumped)
+        #expect(!dumped.contains("UInt8"))  // no raw bytes of the padded plaintext
+    }
 }
