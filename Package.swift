@@ -159,6 +159,7 @@ let package = Package(
             name: "SealedPushGatewayHTTP",
             dependencies: [
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
+                "SealedPushAPNs",  // the delivery section's endpoints and client settings
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),  // the listening channel's port
@@ -289,6 +290,8 @@ let package = Package(
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
+                // The process tests: the gateway binary delivering to a loopback APNs emulator.
+                "SealedPushAPNs", "SealedPushAPNsEmulator",
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 .product(name: "Prometheus", package: "swift-prometheus"),

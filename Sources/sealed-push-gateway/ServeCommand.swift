@@ -7,11 +7,11 @@ import SealedPushGateway
 import SealedPushGatewayHTTP
 import ServiceLifecycle
 
-/// `sealed-push-gateway serve`: the HTTP API (and any extra services) until SIGTERM or SIGINT.
+/// `sealed-push-gateway serve`: the HTTP API and the delivery workers until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the gateway until SIGTERM or SIGINT (graceful: stop accepting, finish requests in flight, close the store).",
+        abstract: "Run the gateway until SIGTERM or SIGINT (graceful: stop accepting, finish requests and APNs sends in flight, close the store).",
         discussion: """
             Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
             postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_BLOB_DIR \
@@ -31,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as GatewayConfigurationError {
             throw ValidationError(error.message)
         }
+        let delivery = try GatewayExtraServices.deliveryConfiguration(configuration)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -56,8 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
-        let extra = try GatewayExtraServices.make(
-            store: store, metrics: metrics, configuration: configuration, logger: logger)
+        let extra = try GatewayExtraServices.make(store: store, delivery: delivery, logger: logger)
         let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)
         try await group.run()
         logger.info("stopped")

@@ -12,7 +12,8 @@ import SealedPushServer
 ///   "database": "sqlite:gateway.sqlite",
 ///   "maxBodyBytes": 262144,
 ///   "logLevel": "info",
-///   "overflow": { "blobDirectory": "blobs", "urlPrefix": "https://blobs.example.com/" }
+///   "overflow": { "blobDirectory": "blobs", "urlPrefix": "https://blobs.example.com/" },
+///   "delivery": { "nodeId": "gw-1", "maxConcurrentSends": 64 }
 /// }
 /// ```
 ///
@@ -25,6 +26,9 @@ import SealedPushServer
 /// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
 /// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
 /// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: content by reference (both needed).
+/// - the delivery section's variables (``GatewayDeliverySettings``): `SEALEDPUSH_GATEWAY_DELIVERY`,
+///   `SEALEDPUSH_GATEWAY_NODE_ID`, `SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL`, `SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL`,
+///   `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS`, `SEALEDPUSH_GATEWAY_WEBHOOK_URL`, `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
 public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// Content by reference: where blobs are written and the URL prefix they are served under.
     public struct Overflow: Sendable, Hashable, Codable {
@@ -50,20 +54,23 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var logLevel: String
     /// Content by reference, if configured.
     public var overflow: Overflow?
+    /// Delivery to APNs (a missing section means on, with defaults).
+    public var delivery: GatewayDeliverySettings
 
     /// Creates a configuration.
     public init(
         listen: String = "127.0.0.1:8080", database: String, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
-        logLevel: String = "info", overflow: Overflow? = nil
+        logLevel: String = "info", overflow: Overflow? = nil, delivery: GatewayDeliverySettings = GatewayDeliverySettings()
     ) {
         self.listen = listen
         self.database = database
         self.maxBodyBytes = maxBodyBytes
         self.logLevel = logLevel
         self.overflow = overflow
+        self.delivery = delivery
     }
 
-    private enum CodingKeys: String, CodingKey { case listen, database, maxBodyBytes, logLevel, overflow }
+    private enum CodingKeys: String, CodingKey { case listen, database, maxBodyBytes, logLevel, overflow, delivery }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -73,6 +80,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             ?? GatewayHTTPConfiguration.defaultMaxBodyBytes
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel) ?? "info"
         overflow = try container.decodeIfPresent(Overflow.self, forKey: .overflow)
+        delivery = try container.decodeIfPresent(GatewayDeliverySettings.self, forKey: .delivery)
+            ?? GatewayDeliverySettings()
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -112,6 +121,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             throw GatewayConfigurationError(
                 "set both SEALEDPUSH_GATEWAY_BLOB_DIR and SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX, or neither")
         }
+        try configuration.delivery.applyOverrides(value)
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         configuration.resolvePaths(against: base)
         try configuration.validate()
@@ -123,6 +133,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
         if database.hasPrefix("sqlite:") { database = "sqlite:" + resolve(String(database.dropFirst(7))) }
         if let directory = overflow?.blobDirectory { overflow?.blobDirectory = resolve(directory) }
+        delivery.resolvePaths(against: base)
     }
 
     /// Checks the settings' forms.
@@ -137,6 +148,14 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         else {
             throw GatewayConfigurationError("database must be sqlite:PATH or postgres://user@host[:port]/database")
         }
+        try delivery.validate()
+    }
+
+    /// The delivery service's configuration (the webhook secret read from its file), or nil when delivery is off.
+    /// - Throws: ``GatewayConfigurationError`` naming the setting or the file.
+    public func deliveryConfiguration() throws -> DeliveryConfiguration? {
+        guard delivery.enabled else { return nil }
+        return try delivery.deliveryConfiguration()
     }
 
     /// The listening host and port.

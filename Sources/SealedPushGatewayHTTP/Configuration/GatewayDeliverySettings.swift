@@ -1,0 +1,259 @@
+import Foundation
+import SealedPushAPNs
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `delivery` section of `gateway.json`: how `serve` sends queued jobs to APNs (a ``DeliveryService``).
+///
+/// ```json
+/// "delivery": {
+///   "enabled": true,
+///   "nodeId": "gw-1",
+///   "productionURL": "https://api.push.apple.com",
+///   "sandboxURL": "https://api.development.push.apple.com",
+///   "trustRootsFile": null,
+///   "maxConnections": 2,
+///   "maxConcurrentSends": 64,
+///   "requestTimeoutSeconds": 10,
+///   "apnsDeadlineSeconds": 60,
+///   "leaseSeconds": 90,
+///   "shutdownGraceSeconds": 20,
+///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
+/// }
+/// ```
+///
+/// Every member is optional; a missing section means delivery on, with these defaults. The node id defaults to the
+/// host name: nodes sharing one PostgreSQL database need distinct ids. `trustRootsFile` (PEM) replaces the system's
+/// roots, for an APNs emulator or a TLS-inspecting proxy. The webhook secret lives in its own file (mode 0600, at
+/// least 16 bytes; a final newline is ignored), never in this file.
+///
+/// Environment overrides (each replaces the file's value when set and not empty):
+/// `SEALEDPUSH_GATEWAY_DELIVERY` (`on` or `off`), `SEALEDPUSH_GATEWAY_NODE_ID`,
+/// `SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL`, `SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL`,
+/// `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS` (a PEM file), `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
+/// `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
+public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
+    /// The signed webhook told about unregistered devices.
+    public struct Webhook: Sendable, Hashable, Codable {
+        /// The `http(s)://` URL events are posted to.
+        public var url: String
+        /// The file holding the shared secret (0600).
+        public var secretFile: String
+
+        /// Creates the webhook section.
+        public init(url: String, secretFile: String) {
+            self.url = url
+            self.secretFile = secretFile
+        }
+    }
+
+    /// Whether `serve` delivers at all (off: the API accepts and queues; another node delivers).
+    public var enabled: Bool
+    /// This node's lease owner id; nil for the host name.
+    public var nodeID: String?
+    /// Where production tokens go.
+    public var productionURL: String
+    /// Where sandbox tokens go.
+    public var sandboxURL: String
+    /// A PEM file of trusted roots; nil for the system's.
+    public var trustRootsFile: String?
+    /// Connections per app and environment, 1...64.
+    public var maxConnections: Int
+    /// Sends in flight on this node, 1...10,000.
+    public var maxConcurrentSends: Int
+    /// How long one APNs request may wait for its answer.
+    public var requestTimeoutSeconds: Double
+    /// The most time one notification may take at APNs, retries included.
+    public var apnsDeadlineSeconds: Double
+    /// How long a claimed job is this node's; at least `apnsDeadlineSeconds` + 10.
+    public var leaseSeconds: Double
+    /// On SIGTERM, how long sends in flight may finish.
+    public var shutdownGraceSeconds: Double
+    /// The unregistered-device webhook, if any.
+    public var webhook: Webhook?
+
+    /// Apple's production service.
+    public static let appleProductionURL = "https://api.push.apple.com"
+    /// Apple's sandbox service.
+    public static let appleSandboxURL = "https://api.development.push.apple.com"
+
+    /// Creates the section with its defaults.
+    public init() {
+        enabled = true
+        nodeID = nil
+        productionURL = Self.appleProductionURL
+        sandboxURL = Self.appleSandboxURL
+        trustRootsFile = nil
+        maxConnections = 2
+        maxConcurrentSends = 64
+        requestTimeoutSeconds = 10
+        apnsDeadlineSeconds = 60
+        leaseSeconds = 90
+        shutdownGraceSeconds = 20
+        webhook = nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, maxConnections, maxConcurrentSends
+        case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, webhook
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let defaults = GatewayDeliverySettings()
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? defaults.enabled
+        nodeID = try container.decodeIfPresent(String.self, forKey: .nodeID)
+        productionURL = try container.decodeIfPresent(String.self, forKey: .productionURL) ?? defaults.productionURL
+        sandboxURL = try container.decodeIfPresent(String.self, forKey: .sandboxURL) ?? defaults.sandboxURL
+        trustRootsFile = try container.decodeIfPresent(String.self, forKey: .trustRootsFile)
+        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections) ?? defaults.maxConnections
+        maxConcurrentSends =
+            try container.decodeIfPresent(Int.self, forKey: .maxConcurrentSends) ?? defaults.maxConcurrentSends
+        requestTimeoutSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? defaults.requestTimeoutSeconds
+        apnsDeadlineSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .apnsDeadlineSeconds) ?? defaults.apnsDeadlineSeconds
+        leaseSeconds = try container.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds
+        shutdownGraceSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .shutdownGraceSeconds) ?? defaults.shutdownGraceSeconds
+        webhook = try container.decodeIfPresent(Webhook.self, forKey: .webhook)
+    }
+
+    /// Applies the environment's overrides.
+    /// - Throws: ``GatewayConfigurationError`` naming the variable.
+    mutating func applyOverrides(_ value: (String) -> String?) throws {
+        if let text = value("SEALEDPUSH_GATEWAY_DELIVERY") {
+            switch text.lowercased() {
+            case "on", "true", "1": enabled = true
+            case "off", "false", "0": enabled = false
+            default: throw GatewayConfigurationError("SEALEDPUSH_GATEWAY_DELIVERY must be on or off (got \(text))")
+            }
+        }
+        if let id = value("SEALEDPUSH_GATEWAY_NODE_ID") { nodeID = id }
+        if let url = value("SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL") { productionURL = url }
+        if let url = value("SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL") { sandboxURL = url }
+        if let file = value("SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS") { trustRootsFile = file }
+        switch (value("SEALEDPUSH_GATEWAY_WEBHOOK_URL"), value("SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE")) {
+        case (let url?, let file?): webhook = Webhook(url: url, secretFile: file)
+        case (nil, nil): break
+        default:
+            throw GatewayConfigurationError(
+                "set both SEALEDPUSH_GATEWAY_WEBHOOK_URL and SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE, or neither")
+        }
+    }
+
+    /// Makes relative file paths absolute against `base`.
+    mutating func resolvePaths(against base: String) {
+        func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
+        if let file = trustRootsFile { trustRootsFile = resolve(file) }
+        if let file = webhook?.secretFile { webhook?.secretFile = resolve(file) }
+    }
+
+    /// Checks the settings (endpoints, limits, lease against deadline) without reading any file.
+    /// - Throws: ``GatewayConfigurationError`` naming the setting.
+    func validate() throws {
+        _ = try deliveryConfiguration(readingSecrets: false)
+    }
+
+    /// The delivery service's configuration: endpoints parsed, limits checked, the webhook secret read.
+    /// - Parameter readingSecrets: Whether to read the webhook secret file (off for a form-only check).
+    /// - Throws: ``GatewayConfigurationError`` naming the setting or the file.
+    func deliveryConfiguration(readingSecrets: Bool = true) throws -> DeliveryConfiguration {
+        func endpoint(_ url: String, _ name: String) throws -> APNsEndpoint {
+            do { return try APNsEndpoint(url: url) } catch let error as SealedPushError {
+                throw GatewayConfigurationError("delivery.\(name): \(error.message)")
+            }
+        }
+        func seconds(_ value: Double, _ name: String, _ range: ClosedRange<Double>) throws -> Duration {
+            guard value.isFinite, range.contains(value) else {
+                throw GatewayConfigurationError(
+                    "delivery.\(name) must be \(range.lowerBound)...\(range.upperBound) seconds (got \(value))")
+            }
+            return .milliseconds(Int64((value * 1000).rounded()))
+        }
+        let node = nodeID ?? Self.hostName()
+        guard !node.isEmpty, node.utf8.count <= 200 else {
+            throw GatewayConfigurationError("delivery.nodeId must be 1-200 bytes (got \(node.utf8.count))")
+        }
+        guard (1...64).contains(maxConnections) else {
+            throw GatewayConfigurationError("delivery.maxConnections must be 1...64 (got \(maxConnections))")
+        }
+        guard (1...10_000).contains(maxConcurrentSends) else {
+            throw GatewayConfigurationError("delivery.maxConcurrentSends must be 1...10000 (got \(maxConcurrentSends))")
+        }
+        let production = try endpoint(productionURL, "productionURL")
+        var client = APNsClientConfiguration(endpoint: production, trustRoots: trustRootsFile.map { .pemFile($0) } ?? .system)
+        client.maxConnections = maxConnections
+        client.requestTimeout = try seconds(requestTimeoutSeconds, "requestTimeoutSeconds", 0.1...600)
+        client.deadline = try seconds(apnsDeadlineSeconds, "apnsDeadlineSeconds", 0.1...3600)
+        var configuration = DeliveryConfiguration(nodeID: node, client: client)
+        configuration.productionEndpoint = production
+        configuration.sandboxEndpoint = try endpoint(sandboxURL, "sandboxURL")
+        configuration.maxConcurrentSends = maxConcurrentSends
+        configuration.leaseDuration = try seconds(leaseSeconds, "leaseSeconds", 1...86_400)
+        guard configuration.leaseDuration >= client.deadline + DeliveryConfiguration.leaseMargin else {
+            throw GatewayConfigurationError(
+                "delivery.leaseSeconds (\(leaseSeconds)) must be at least apnsDeadlineSeconds (\(apnsDeadlineSeconds)) "
+                    + "+ 10, or a slow send could lose its lease")
+        }
+        configuration.shutdownGracePeriod = try seconds(shutdownGraceSeconds, "shutdownGraceSeconds", 0...3600)
+        if let trustRootsFile, readingSecrets {
+            guard FileManager.default.isReadableFile(atPath: trustRootsFile) else {
+                throw GatewayConfigurationError("delivery.trustRootsFile \(trustRootsFile) cannot be read")
+            }
+        }
+        if let webhook {
+            guard let url = URL(string: webhook.url) else {
+                throw GatewayConfigurationError("delivery.webhook.url is not a URL")
+            }
+            var secret = readingSecrets ? try Self.readSecret(webhook.secretFile) : [UInt8](repeating: 0x61, count: 16)
+            defer { for index in secret.indices { secret[index] = 0 } }
+            do {
+                configuration.webhook = try UnregisteredWebhookConfiguration(url: url, secret: secret)
+            } catch let error as SealedPushError {
+                throw GatewayConfigurationError("delivery.webhook: \(error.message)")
+            }
+        }
+        return configuration
+    }
+
+    /// Reads the webhook secret: a regular file, not a symlink, readable by its owner only; a final newline dropped.
+    static func readSecret(_ path: String) throws -> [UInt8] {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            throw GatewayConfigurationError("delivery.webhook.secretFile \(path) does not exist")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw GatewayConfigurationError("delivery.webhook.secretFile \(path) must be a regular file, not a link")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw GatewayConfigurationError(
+                "delivery.webhook.secretFile \(path) is readable by others (mode "
+                    + String(status.st_mode & 0o777, radix: 8) + "): chmod 600 it")
+        }
+        var bytes: [UInt8]
+        do { bytes = try KeyFile.read(path: path, limit: 4096) } catch let error as SealedPushError {
+            throw GatewayConfigurationError("delivery.webhook.secretFile: \(error.message)")
+        }
+        while let last = bytes.last, last == 0x0A || last == 0x0D {
+            bytes[bytes.count - 1] = 0
+            bytes.removeLast()
+        }
+        return bytes
+    }
+
+    /// The host name, the default node id.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "gateway" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "gateway" : name
+    }
+}

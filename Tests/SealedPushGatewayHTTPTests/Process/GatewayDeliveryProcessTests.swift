@@ -1,0 +1,223 @@
+import Foundation
+import SealedPushClient
+import SealedPushCore
+import SealedPushGateway
+import Testing
+
+/// The real `sealed-push-gateway serve` process delivering to a loopback APNs emulator: the API → queue → APNs path
+/// end to end, and a `kill -9` in the middle of a 10,000-notification run.
+@Suite("Gateway process: delivery end to end", .serialized)
+struct GatewayDeliveryProcessTests {
+    /// init → serve (delivery pointed at the emulator by environment overrides) → register → send → `sent` with the
+    /// apns-id the emulator accepted, whose body the device opens to the content sent; a token APNs calls
+    /// unregistered ends `unregistered` and the device is marked; SIGTERM exits 0.
+    @Test func serveDeliversToAPNs() async throws {
+        let unregisteredToken = GatewayWithEmulator.token(1)
+        let setup = try await GatewayWithEmulator.start {
+            $0.unregisteredDeviceTokens = [unregisteredToken: Date(timeIntervalSince1970: 1_700_000_000)]
+        }
+        defer { Task { await setup.stop() } }
+        let gateway = try await GatewayProcess.start(
+            config: setup.configPath, environment: setup.environment,
+            logPath: setup.directory.appendingPathComponent("serve.log").path)
+        let client = HTTPTestClient(port: gateway.port)
+        let key = setup.apiKey
+        let app = GatewayWithEmulator.appID
+
+        let ring = try await setup.register(0, client: client)
+        _ = try await setup.register(1, client: client)
+        let marker = "delivered-\(UUID().uuidString)"
+        let sent = try await client.send(
+            "POST", "/v1/apps/\(app)/notifications", key: key,
+            json: ["devices": ["device-0", "device-1"], "content": ["title": "Order", "body": marker], "collapseId": "order-7"])
+        #expect(sent.status == 202, "\(sent.text)")
+        let id = try #require(sent.json["id"] as? String)
+
+        // Poll the status until both devices are final (at most 60 s).
+        var states: [String: [String: Any]] = [:]
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while ContinuousClock.now < deadline {
+            let status = try await client.send("GET", "/v1/apps/\(app)/notifications/\(id)", key: key)
+            let devices = status.json["devices"] as? [[String: Any]] ?? []
+            states = Dictionary(uniqueKeysWithValues: devices.map { ($0["deviceId"] as? String ?? "", $0) })
+            if states.values.allSatisfy({ $0["state"] as? String != "queued" }), states.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(states["device-0"]?["state"] as? String == "sent", "\(states); log:\n\(GatewayProcess.tail(gateway.logPath))")
+        #expect(states["device-1"]?["state"] as? String == "unregistered")
+        #expect(states["device-1"]?["reason"] as? String == "Unregistered")
+        let device1 = try await client.send("GET", "/v1/apps/\(app)/devices/device-1", key: key)
+        #expect(device1.json["unregisteredAt"] as? String != nil)
+
+        // What APNs received: the sealed body under the apns-id the status reports, with the notification's
+        // collapse id, which the device opens to the content the backend sent.
+        let received = setup.emulator.recorder.notifications(for: GatewayWithEmulator.token(0))
+        #expect(received.count == 1)
+        let notification = try #require(received.first)
+        #expect(notification.apnsID.lowercased() == (states["device-0"]?["apnsId"] as? String)?.lowercased())
+        #expect(notification.collapseID == "order-7")
+        #expect(notification.topic == GatewayWithEmulator.topic)
+        #expect(!notification.body.contains(bytes: Array(marker.utf8)))
+        let opened = try setup.open(notification.body, with: ring)
+        #expect(opened.title == "Order")
+        #expect(opened.body == marker)
+
+        #expect(try await gateway.terminate() == 0)
+        // The content never reached the database or the log in clear.
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: setup.databasePath + suffix) {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: setup.databasePath + suffix)))
+            #expect(!bytes.contains(bytes: Array(marker.utf8)), "marker in gateway.sqlite\(suffix)")
+        }
+        let log = [UInt8](try Data(contentsOf: URL(fileURLWithPath: gateway.logPath)))
+        #expect(!log.contains(bytes: Array(marker.utf8)))
+    }
+
+    /// `kill -9` the gateway while it is accepting and delivering 10,000 notifications, then start it again. The
+    /// backend retries every request that got no answer with the same `Idempotency-Key`. Every notification
+    /// reaches the emulator; none is created twice; the only duplicates are sends in flight at the kill (at most
+    /// `maxConcurrentSends`), each a byte-identical copy with the same collapse id.
+    @Test func killDashNineLosesNothing() async throws {
+        let total = 10_000
+        let deviceCount = 50
+        let maxConcurrentSends = 64
+        let setup = try await GatewayWithEmulator.start {
+            $0.recordedNotificationsPerToken = 1_000
+            $0.recordedNotificationsLimit = 50_000
+        }
+        defer { Task { await setup.stop() } }
+        // Short deadlines so the killed node's leases expire within the test: 5 s per APNs send, 15 s leases.
+        try setup.setDelivery([
+            "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15,
+            "maxConcurrentSends": maxConcurrentSends,
+        ])
+        let logPath = setup.directory.appendingPathComponent("serve.log").path
+        var gateway = try await GatewayProcess.start(config: setup.configPath, environment: setup.environment, logPath: logPath)
+        let first = HTTPTestClient(port: gateway.port)
+        var rings: [DeviceKeyRing] = []
+        for number in 0..<deviceCount { rings.append(try await setup.register(number, client: first)) }
+
+        let current = Locked<HTTPTestClient?>(first)
+        let acknowledged = Locked<[Int: String]>([:])
+        let replayed = Locked(0)
+        let retried = Locked(0)
+        let key = setup.apiKey
+        let path = "/v1/apps/\(GatewayWithEmulator.appID)/notifications"
+        let senders = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<16 {
+                    group.addTask {
+                        for index in stride(from: worker, to: total, by: 16) {
+                            let deadline = ContinuousClock.now.advanced(by: .seconds(180))
+                            while true {
+                                guard ContinuousClock.now < deadline else {
+                                    throw TestFailure("notification \(index) got no 202 within 180 s")
+                                }
+                                guard let client = current.withLock({ $0 }) else {
+                                    try await Task.sleep(for: .milliseconds(50))
+                                    continue
+                                }
+                                let answer: HTTPExchange
+                                do {
+                                    answer = try await client.send(
+                                        "POST", path, key: key,
+                                        json: ["devices": ["device-\(index % deviceCount)"], "content": ["body": "kill test \(index)"]],
+                                        headers: ["Idempotency-Key": "kill-\(index)"])
+                                } catch {
+                                    retried.withLock { $0 += 1 }  // no answer: the process is gone; retry
+                                    try await Task.sleep(for: .milliseconds(100))
+                                    continue
+                                }
+                                guard answer.status == 202, let id = answer.json["id"] as? String else {
+                                    throw TestFailure("notification \(index) answered \(answer.status): \(answer.text)")
+                                }
+                                if answer.header("Idempotent-Replayed") != nil { replayed.withLock { $0 += 1 } }
+                                acknowledged.withLock { $0[index] = id }
+                                break
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+
+        // Kill once the emulator has accepted 3,000 while the API is still accepting.
+        let recorder = setup.emulator.recorder
+        let killBy = ContinuousClock.now.advanced(by: .seconds(180))
+        while recorder.totalAccepted < 3_000, ContinuousClock.now < killBy { try await Task.sleep(for: .milliseconds(20)) }
+        let acceptedAtKill = recorder.totalAccepted
+        let acknowledgedAtKill = acknowledged.withLock { $0.count }
+        current.withLock { $0 = nil }
+        try await gateway.killNow()
+        #expect(acceptedAtKill >= 3_000)
+        #expect(acknowledgedAtKill < total, "the kill came after the API had accepted everything")
+
+        gateway = try await GatewayProcess.start(config: setup.configPath, environment: setup.environment, logPath: logPath)
+        let restarted = HTTPTestClient(port: gateway.port)
+        current.withLock { $0 = restarted }
+        try await senders.value
+        let ids = acknowledged.withLock { $0 }
+        #expect(ids.count == total)
+        #expect(Set(ids.values).count == total)
+
+        // Every job's apns-id accepted at least once (the killed node's leases expire after 15 s).
+        var expected: [String: Int] = [:]
+        for (index, id) in ids {
+            let apnsID = DeliveryIdentifiers.apnsID(notificationID: UUID(uuidString: id)!, deviceID: "device-\(index % deviceCount)")
+            expected[apnsID.uuidString.lowercased()] = index
+        }
+        let doneBy = ContinuousClock.now.advanced(by: .seconds(180))
+        while ContinuousClock.now < doneBy {
+            let accepted = recorder.acceptedCounts
+            if expected.keys.allSatisfy({ accepted[$0] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await gateway.terminate() == 0)
+
+        let accepted = recorder.acceptedCounts
+        let missing = expected.keys.filter { accepted[$0] == nil }
+        #expect(missing.isEmpty, "\(missing.count) notifications never reached the emulator; log:\n\(GatewayProcess.tail(logPath))")
+        // Nothing the backend did not ask for: a retried request was not queued a second time.
+        #expect(Set(accepted.keys) == Set(expected.keys))
+        let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
+        #expect(duplicates <= maxConcurrentSends, "\(duplicates) duplicates: more than the sends in flight at the kill")
+
+        // Each copy the emulator accepted is byte-identical for its apns-id, with one collapse id (the
+        // notification's id), and opens on its device to the content of the request that created it.
+        var copies: [String: Set<[UInt8]>] = [:]
+        var collapse: [String: Set<String>] = [:]
+        var opened = 0
+        for number in 0..<deviceCount {
+            for received in recorder.notifications(for: GatewayWithEmulator.token(number)) {
+                let apnsID = received.apnsID.lowercased()
+                copies[apnsID, default: []].insert(received.body)
+                collapse[apnsID, default: []].insert(received.collapseID ?? "")
+                guard let index = expected[apnsID] else { continue }
+                let content = try setup.open(received.body, with: rings[number])
+                #expect(content.body == "kill test \(index)")
+                #expect(received.collapseID == ids[index]!)  // the API's default collapse id is the notification id
+                opened += 1
+            }
+        }
+        #expect(copies.count == total)
+        #expect(copies.values.allSatisfy { $0.count == 1 })
+        #expect(collapse.values.allSatisfy { $0.count == 1 })
+        #expect(opened == total + duplicates)
+
+        // The database agrees: every job sent, none left queued.
+        let store = try SQLiteGatewayStore(path: setup.databasePath)
+        #expect(try await store.queueDepth().total == 0)
+        var notSent = 0
+        for id in Set(ids.values) {
+            let status = try await store.notificationStatus(appID: GatewayWithEmulator.appID, notificationID: UUID(uuidString: id)!)
+            if status?.deliveries.first?.state != .sent { notSent += 1 }
+        }
+        try await store.close()
+        #expect(notSent == 0)
+        print(
+            "kill -9: \(total) notifications; killed with \(acceptedAtKill) accepted by the emulator and "
+                + "\(acknowledgedAtKill) acknowledged by the API; \(retried.withLock { $0 }) requests retried "
+                + "(\(replayed.withLock { $0 }) answered as idempotent replays); \(duplicates) duplicates "
+                + "(limit \(maxConcurrentSends)), each an identical copy")
+    }
+}
