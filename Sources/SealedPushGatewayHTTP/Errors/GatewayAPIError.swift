@@ -20,6 +20,8 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     public var needed: Int?
     /// The limit that was passed, in the unit of ``needed``.
     public var limit: Int?
+    /// The `Allow` header of a `405`.
+    var allow: String?
 
     /// Creates an error answer.
     /// - Parameters:
@@ -67,6 +69,15 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `404 notFound`.
     static func notFound(_ message: String) -> GatewayAPIError { GatewayAPIError(.notFound, "notFound", message) }
 
+    /// `405 methodNotAllowed`: the path exists, the method does not; `Allow` lists the ones that do.
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> GatewayAPIError {
+        var error = GatewayAPIError(
+            .methodNotAllowed, "methodNotAllowed",
+            "this path answers " + allowed.map(\.rawValue).joined(separator: ", ") + " only")
+        error.allow = allowed.map(\.rawValue).joined(separator: ", ")
+        return error
+    }
+
     /// `503 unavailable`.
     static let unavailable = GatewayAPIError(
         .serviceUnavailable, "unavailable", "the database did not answer in time or the gateway is stopping; retry later")
@@ -94,6 +105,7 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="sealed-push-gateway""# }
         if status == .serviceUnavailable { headers[.retryAfter] = "5" }
+        if let allow { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

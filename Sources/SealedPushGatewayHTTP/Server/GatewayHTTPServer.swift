@@ -94,6 +94,15 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         }
         router.get("/healthz") { _, _ in await self.health() }
         router.get("/metrics") { _, _ in await self.answer { try await self.renderMetrics() } }
+        // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
+        router.add(
+            middleware: MethodNotAllowedMiddleware(routes: [
+                ("/v1/apps/:appId/devices/:deviceId", [.put, .get, .delete]),
+                ("/v1/apps/:appId/notifications", [.post]),
+                ("/v1/apps/:appId/notifications/:notificationId", [.get]),
+                ("/healthz", [.get]),
+                ("/metrics", [.get]),
+            ]))
         return router
     }
 

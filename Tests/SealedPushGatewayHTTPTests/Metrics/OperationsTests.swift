@@ -15,6 +15,31 @@ struct OperationsTests {
         }
     }
 
+    /// A known path with a method the contract does not declare is `405` with `Allow` (schemathesis's
+    /// unsupported-method check); an unknown path stays `404`.
+    @Test func undeclaredMethodsAre405WithAllow() async throws {
+        try await GatewayTestServer.with(.sqlite) { server in
+            let key = server.keys["app1"]!
+            let cases: [(method: String, path: String, allow: String)] = [
+                ("TRACE", "/healthz", "GET"), ("POST", "/metrics", "GET"),
+                ("PATCH", "/v1/apps/app1/devices/phone", "PUT, GET, DELETE"),
+                ("GET", "/v1/apps/app1/notifications", "POST"),
+                ("DELETE", "/v1/apps/app1/notifications/\(UUID())", "GET"),
+                ("QUERY", "/v1/apps/app1/notifications", "POST"),
+            ]
+            for (method, path, allow) in cases {
+                let answer = try await server.client.send(method, path, key: key)
+                #expect(answer.status == 405, "\(method) \(path)")
+                #expect(answer.header("Allow") == allow, "\(method) \(path)")
+                #expect(answer.json["code"] as? String == "methodNotAllowed")
+            }
+            #expect(try await server.client.send("GET", "/v1/apps/app1/elsewhere", key: key).status == 404)
+            #expect(try await server.client.send("TRACE", "/nowhere").status == 404)
+            // A handler's own 404 is not turned into 405.
+            #expect(try await server.client.send("GET", "/v1/apps/app1/devices/nobody", key: key).status == 404)
+        }
+    }
+
     @Test func healthzAnswers503WhenTheStoreIsGone() async throws {
         try await GatewayTestServer.with(.sqlite) { server in
             try await server.store.close()
