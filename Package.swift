@@ -161,6 +161,11 @@ let package = Package(
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushAPNs",  // the delivery section's endpoints and client settings
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Attachments the gateway fetches from a backend's URL (HTTP/1.1, TLS).
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),  // the listening channel's port
                 .product(name: "Logging", package: "swift-log"),
@@ -176,6 +181,7 @@ let package = Package(
             name: "sealed-push-gateway",
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushCore",
+                "SealedPushBlobServer",  // overflow.listen: the gateway serves its own blob store
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -292,6 +298,8 @@ let package = Package(
                 "sealed-push-gateway",
                 // The process tests: the gateway binary delivering to a loopback APNs emulator.
                 "SealedPushAPNs", "SealedPushAPNsEmulator",
+                // Attachments: a loopback HTTP server for the backend's files; the blob store read back.
+                "SealedPushBlobServer",
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 .product(name: "Prometheus", package: "swift-prometheus"),

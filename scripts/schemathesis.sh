@@ -2,7 +2,7 @@
 # Property-based fuzzing of the gateway's HTTP API from its contract alone: schemathesis (PyPI) reads
 # Specs/gateway-api.yaml, generates valid and invalid requests for every operation, and runs every check it has
 # (no 5xx, responses and headers as the contract declares, 405 for undeclared methods, …) against the real
-# `sealed-push-gateway serve` process on loopback (a fresh SQLite gateway from `init`, delivery off).
+# `sealed-push-gateway serve` process on loopback (a fresh SQLite gateway from `init` with a blob store, delivery off).
 #
 #   bash scripts/schemathesis.sh [MAX_EXAMPLES]     # default 60 per operation; exits non-zero on any failure
 #
@@ -29,6 +29,15 @@ trap cleanup EXIT
 
 "$bin/sealed-push-gateway" init --dir "$work/gw" --app-id chat --topic com.example.chat >"$work/init.out"
 key=$(sed -n 's/^API key.*: //p' "$work/init.out")
+# A blob store, so uploaded attachments are encrypted for real; no host may be fetched from (generated URLs would
+# send the gateway to random hosts), so URL attachments meet the allow-list refusal.
+python3 - "$work/gw/gateway.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+config = json.load(open(path))
+config["overflow"] = {"blobDirectory": "blobs", "urlPrefix": "https://blobs.example.com/", "fetchAllowedHosts": []}
+json.dump(config, open(path, "w"))
+PY
 SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_DELIVERY=off SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
     "$bin/sealed-push-gateway" serve --config "$work/gw/gateway.json" >"$work/serve.out" 2>"$work/serve.log" &
 pid=$!

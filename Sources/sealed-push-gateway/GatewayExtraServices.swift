@@ -1,7 +1,9 @@
 import ArgumentParser
 import Logging
+import SealedPushBlobServer
 import SealedPushGateway
 import SealedPushGatewayHTTP
+import SealedPushServer
 import ServiceLifecycle
 
 /// The services `serve` runs beside the HTTP API, sharing its store and metrics: the delivery worker, unless the
@@ -21,10 +23,31 @@ enum GatewayExtraServices {
         }
     }
 
-    static func make(store: any GatewayStore, delivery: DeliveryConfiguration?, logger: Logger) throws -> [any Service] {
+    static func make(
+        store: any GatewayStore, delivery: DeliveryConfiguration?, configuration: GatewayConfiguration, logger: Logger
+    ) throws -> [any Service] {
+        var services: [any Service] = []
+        if let overflow = configuration.overflow, let (host, port) = try overflow.listenAddress() {
+            let blobStore = try FileSystemBlobStore(directory: overflow.blobDirectory)
+            var blobConfiguration = BlobServerConfiguration(
+                host: host, port: port, expiry: .init(maxAge: .seconds(overflow.maxAgeSeconds)))
+            blobConfiguration.maxConnections = 512
+            var blobLogger = Logger(label: "sealed-push.gateway.blobs")
+            blobLogger.logLevel = logger.logLevel
+            let sweepLogger = blobLogger
+            let server = BlobServer(store: blobStore, configuration: blobConfiguration) { result in
+                switch result {
+                case .success(let removed) where !removed.isEmpty:
+                    sweepLogger.info("expired blobs removed", metadata: ["count": "\(removed.count)"])
+                case .failure(let error): sweepLogger.warning("blob sweep failed", metadata: ["error": "\(error)"])
+                default: break
+                }
+            }
+            services.append(BlobServerService(server: server, logger: blobLogger))
+        }
         guard let delivery else {
             logger.notice("delivery is off (delivery.enabled false or SEALEDPUSH_GATEWAY_DELIVERY=off): jobs stay queued")
-            return []
+            return services
         }
         var deliveryLogger = Logger(label: "sealed-push.gateway.delivery")
         deliveryLogger.logLevel = logger.logLevel
@@ -35,6 +58,7 @@ enum GatewayExtraServices {
                 "sandbox": "\(delivery.sandboxEndpoint)", "maxConcurrentSends": "\(delivery.maxConcurrentSends)",
                 "webhook": "\(delivery.webhook.map { $0.url.absoluteString } ?? "none")",
             ])
-        return [try DeliveryService(store: store, configuration: delivery, logger: deliveryLogger)]
+        services.append(try DeliveryService(store: store, configuration: delivery, logger: deliveryLogger))
+        return services
     }
 }

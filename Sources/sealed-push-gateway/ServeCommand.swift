@@ -15,7 +15,12 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
             postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_BLOB_DIR \
-            with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (content by reference).
+            with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (the blob store: content by reference, attachments), \
+            SEALEDPUSH_GATEWAY_BLOB_LISTEN (host:port where serve serves it); delivery: SEALEDPUSH_GATEWAY_DELIVERY \
+            (on|off), SEALEDPUSH_GATEWAY_NODE_ID, SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL, \
+            SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL, SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS (PEM file), \
+            SEALEDPUSH_GATEWAY_WEBHOOK_URL with SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE. Relative paths resolve against \
+            the configuration file's directory.
             """)
 
     @Option(help: "The configuration file `init` wrote.")
@@ -57,7 +62,8 @@ struct ServeCommand: AsyncParsableCommand {
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
-        let extra = try GatewayExtraServices.make(store: store, delivery: delivery, logger: logger)
+        let extra = try GatewayExtraServices.make(
+            store: store, delivery: delivery, configuration: configuration, logger: logger)
         let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)
         try await group.run()
         logger.info("stopped")

@@ -25,22 +25,65 @@ import SealedPushServer
 /// - `SEALEDPUSH_GATEWAY_DATABASE`: `sqlite:PATH` or `postgres://user[:password]@host[:port]/database`.
 /// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
 /// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
-/// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: content by reference (both needed).
+/// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: the blob store for content by reference
+///   and attachments (both needed); `SEALEDPUSH_GATEWAY_BLOB_LISTEN`: `host:port` where `serve` serves it.
 /// - the delivery section's variables (``GatewayDeliverySettings``): `SEALEDPUSH_GATEWAY_DELIVERY`,
 ///   `SEALEDPUSH_GATEWAY_NODE_ID`, `SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL`, `SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL`,
 ///   `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS`, `SEALEDPUSH_GATEWAY_WEBHOOK_URL`, `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
 public struct GatewayConfiguration: Sendable, Hashable, Codable {
-    /// Content by reference: where blobs are written and the URL prefix they are served under.
+    /// The gateway's blob store (content by reference, attachments): where blobs are written, the URL prefix they
+    /// are served under, optionally the address the gateway serves them on itself, and how attachments given by URL
+    /// are fetched.
     public struct Overflow: Sendable, Hashable, Codable {
         /// The blob directory (a `FileSystemBlobStore`).
         public var blobDirectory: String
         /// The `http(s)://` prefix devices fetch blobs from.
         public var urlPrefix: String
+        /// `host:port` where `serve` serves the blob directory itself (nil: another server serves it, for example
+        /// `sealed-push blobs serve`). Put TLS in front of it for anything but loopback.
+        public var listen: String?
+        /// Blobs older than this are deleted by the gateway's blob server (default 29 days: the longest ttl, 28
+        /// days, plus a day).
+        public var maxAgeSeconds: Int
+        /// The most time fetching one attachment may take.
+        public var fetchTimeoutSeconds: Double
+        /// Whether attachments may be fetched from `http://` URLs (default false).
+        public var fetchAllowHTTP: Bool
+        /// The hosts attachments may be fetched from; nil for any.
+        public var fetchAllowedHosts: [String]?
 
-        /// Creates the overflow section.
-        public init(blobDirectory: String, urlPrefix: String) {
+        /// Creates the section with its defaults.
+        public init(blobDirectory: String, urlPrefix: String, listen: String? = nil) {
             self.blobDirectory = blobDirectory
             self.urlPrefix = urlPrefix
+            self.listen = listen
+            maxAgeSeconds = 29 * 86_400
+            fetchTimeoutSeconds = 20
+            fetchAllowHTTP = false
+            fetchAllowedHosts = nil
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case blobDirectory, urlPrefix, listen, maxAgeSeconds, fetchTimeoutSeconds, fetchAllowHTTP, fetchAllowedHosts
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                blobDirectory: try container.decode(String.self, forKey: .blobDirectory),
+                urlPrefix: try container.decode(String.self, forKey: .urlPrefix),
+                listen: try container.decodeIfPresent(String.self, forKey: .listen))
+            maxAgeSeconds = try container.decodeIfPresent(Int.self, forKey: .maxAgeSeconds) ?? maxAgeSeconds
+            fetchTimeoutSeconds =
+                try container.decodeIfPresent(Double.self, forKey: .fetchTimeoutSeconds) ?? fetchTimeoutSeconds
+            fetchAllowHTTP = try container.decodeIfPresent(Bool.self, forKey: .fetchAllowHTTP) ?? fetchAllowHTTP
+            fetchAllowedHosts = try container.decodeIfPresent([String].self, forKey: .fetchAllowedHosts)
+        }
+
+        /// The blob server's address, if the gateway serves blobs itself.
+        public func listenAddress() throws -> (host: String, port: Int)? {
+            guard let listen else { return nil }
+            return try GatewayConfiguration.hostAndPort(listen, setting: "overflow.listen")
         }
     }
 
@@ -115,11 +158,22 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         }
         if let level = value("SEALEDPUSH_GATEWAY_LOG_LEVEL") { configuration.logLevel = level }
         switch (value("SEALEDPUSH_GATEWAY_BLOB_DIR"), value("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX")) {
-        case (let directory?, let prefix?): configuration.overflow = Overflow(blobDirectory: directory, urlPrefix: prefix)
+        case (let directory?, let prefix?):
+            var overflow = configuration.overflow ?? Overflow(blobDirectory: directory, urlPrefix: prefix)
+            overflow.blobDirectory = directory
+            overflow.urlPrefix = prefix
+            configuration.overflow = overflow
         case (nil, nil): break
         default:
             throw GatewayConfigurationError(
                 "set both SEALEDPUSH_GATEWAY_BLOB_DIR and SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX, or neither")
+        }
+        if let listen = value("SEALEDPUSH_GATEWAY_BLOB_LISTEN") {
+            guard configuration.overflow != nil else {
+                throw GatewayConfigurationError(
+                    "SEALEDPUSH_GATEWAY_BLOB_LISTEN needs a blob store (overflow section or SEALEDPUSH_GATEWAY_BLOB_DIR)")
+            }
+            configuration.overflow?.listen = listen
         }
         try configuration.delivery.applyOverrides(value)
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -148,6 +202,13 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         else {
             throw GatewayConfigurationError("database must be sqlite:PATH or postgres://user@host[:port]/database")
         }
+        if let overflow {
+            _ = try overflow.listenAddress()
+            guard overflow.maxAgeSeconds > 0 else { throw GatewayConfigurationError("overflow.maxAgeSeconds must be positive") }
+            guard overflow.fetchTimeoutSeconds.isFinite, (0.1...600).contains(overflow.fetchTimeoutSeconds) else {
+                throw GatewayConfigurationError("overflow.fetchTimeoutSeconds must be 0.1...600")
+            }
+        }
         try delivery.validate()
     }
 
@@ -160,10 +221,15 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// The listening host and port.
     public func listenAddress() throws -> (host: String, port: Int) {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (0...65_535).contains(port), colon > listen.startIndex
-        else { throw GatewayConfigurationError("listen must be host:port, for example 127.0.0.1:8080") }
-        var host = String(listen[..<colon])
+        try Self.hostAndPort(listen, setting: "listen")
+    }
+
+    /// Parses `host:port` (an IPv6 host in brackets).
+    static func hostAndPort(_ text: String, setting: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65_535).contains(port), colon > text.startIndex
+        else { throw GatewayConfigurationError("\(setting) must be host:port, for example 127.0.0.1:8080") }
+        var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host, port)
     }
@@ -178,8 +244,13 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public func overflowConfiguration() throws -> OverflowConfiguration? {
         guard let overflow else { return nil }
         do {
+            var fetch = AttachmentFetchPolicy()
+            fetch.timeout = .milliseconds(Int64((overflow.fetchTimeoutSeconds * 1000).rounded()))
+            fetch.allowHTTP = overflow.fetchAllowHTTP
+            fetch.allowedHosts = overflow.fetchAllowedHosts.map { Set($0.map { $0.lowercased() }) }
             return OverflowConfiguration(
-                store: try FileSystemBlobStore(directory: overflow.blobDirectory), urlPrefix: overflow.urlPrefix)
+                store: try FileSystemBlobStore(directory: overflow.blobDirectory), urlPrefix: overflow.urlPrefix,
+                fetchPolicy: fetch)
         } catch let error as SealedPushError {
             throw GatewayConfigurationError("overflow.blobDirectory cannot be used: \(error.message)")
         }

@@ -29,6 +29,8 @@ public struct GatewayMetrics: Sendable {
         public static let sealSeconds = "sealedpush_gateway_seal_seconds"
         /// Time of one send to APNs. Timer.
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
+        /// Attachment plaintext bytes encrypted into the blob store (once per notification). Counter.
+        public static let attachmentBytes = "sealedpush_gateway_attachment_bytes_total"
     }
 
     /// The factory every metric here is made with.
@@ -47,6 +49,8 @@ public struct GatewayMetrics: Sendable {
     public let sealSeconds: CoreMetrics.Timer
     /// Send latency.
     public let sendSeconds: CoreMetrics.Timer
+    /// Attachment bytes encrypted.
+    public let attachmentBytes: CoreMetrics.Counter
     private let exposition: @Sendable () -> [UInt8]
 
     /// Creates the metrics on a factory, with the function that renders the exposition text.
@@ -63,6 +67,7 @@ public struct GatewayMetrics: Sendable {
         queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
         sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
         sendSeconds = CoreMetrics.Timer(label: Name.sendSeconds, factory: factory)
+        attachmentBytes = CoreMetrics.Counter(label: Name.attachmentBytes, factory: factory)
     }
 
     /// Creates the metrics in a Prometheus registry of their own (tests; or a gateway that does not bootstrap the

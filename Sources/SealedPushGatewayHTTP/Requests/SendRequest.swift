@@ -21,6 +21,8 @@ struct SendRequest {
     var collapseID: String?
     /// The placeholder, when the backend chose one (else the gateway's default).
     var placeholder: Placeholder?
+    /// Files to encrypt once and attach for every recipient.
+    var attachments: [AttachmentSource]
 
     /// Parses and validates a body.
     /// - Parameter body: The request body.
@@ -29,7 +31,7 @@ struct SendRequest {
     ///   reject. Messages never echo content.
     init(body: [UInt8]) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown(["devices", "content", "ttl", "priority", "collapseId", "placeholder"])
+        try fields.rejectUnknown(["devices", "content", "ttl", "priority", "collapseId", "placeholder", "attachments"])
 
         let elements = try fields.array("devices", required: true)!
         guard !elements.isEmpty else { throw GatewayAPIError.invalid("devices must name at least one device", field: "devices") }
@@ -72,6 +74,21 @@ struct SendRequest {
             }
         }
         placeholder = try fields.object("placeholder").map(Self.placeholder)
+
+        attachments = []
+        if let items = try fields.array("attachments") {
+            guard items.count <= AttachmentSource.maxCount else {
+                throw GatewayAPIError.invalid(
+                    "attachments has \(items.count) items; a send carries at most \(AttachmentSource.maxCount)",
+                    field: "attachments")
+            }
+            for (index, item) in items.enumerated() {
+                guard case .object(let members) = item else {
+                    throw GatewayAPIError.malformed("attachments[\(index)] must be an object", field: "attachments[\(index)]")
+                }
+                attachments.append(try AttachmentSource(JSONFields(members: members, path: "attachments[\(index)]"), index: index))
+            }
+        }
     }
 
     /// Content through Core's strict parser; the error names the member, never its value.

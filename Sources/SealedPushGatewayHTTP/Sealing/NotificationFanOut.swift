@@ -17,6 +17,7 @@ struct NotificationFanOut: Sendable {
     let calls: StoreCalls
     let sealers: AppSealers
     let overflow: OverflowConfiguration?
+    let fetcher: AttachmentFetcher?
     let metrics: GatewayMetrics
     let clock: @Sendable () -> Date
 
@@ -43,8 +44,15 @@ struct NotificationFanOut: Sendable {
         let createdAt = Date(timeIntervalSince1970: TimeInterval(nowSeconds))
         let ttl = UInt64(request.ttl)
 
+        // Attachments: each encrypted once into the blob store; its descriptor (URL, key) goes into every
+        // recipient's sealed content.
+        var content = request.content
+        var sources = request.attachments
+        let descriptors = try await encryptAttachments(&sources)
+        if !descriptors.isEmpty { content.attachments = (content.attachments ?? []) + descriptors }
+
         // Inline, or (with overflow) a preview with the full content stored once, encrypted.
-        let envelopeContent = try await prepare(request.content, sealer: sealer)
+        let envelopeContent = try await prepare(content, sealer: sealer)
         // Encoded and padded once for every device; only the key agreement and the AEAD run per device.
         let prepared: PreparedContent
         do {

@@ -51,7 +51,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         let calls = StoreCalls(store: store, deadline: configuration.storeDeadline, logger: logger)
         self.calls = calls
         self.fanOut = NotificationFanOut(
-            calls: calls, sealers: AppSealers(), overflow: overflow, metrics: metrics, clock: clock)
+            calls: calls, sealers: AppSealers(), overflow: overflow,
+            fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, clock: clock)
     }
 
     /// The listening address only (service groups log their services' descriptions).

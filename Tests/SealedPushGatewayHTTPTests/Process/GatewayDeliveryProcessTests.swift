@@ -1,4 +1,10 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import SealedPushClient
 import SealedPushCore
 import SealedPushGateway
@@ -70,6 +76,70 @@ struct GatewayDeliveryProcessTests {
         }
         let log = [UInt8](try Data(contentsOf: URL(fileURLWithPath: gateway.logPath)))
         #expect(!log.contains(bytes: Array(marker.utf8)))
+    }
+
+    /// Media end to end through the process: the gateway serves its own blob store (`overflow.listen`); a send
+    /// with an uploaded image reaches the emulator; the device opens the envelope, downloads the attachment from
+    /// the gateway's blob server over HTTP and decrypts it to the original bytes.
+    @Test func serveCarriesAttachmentsFromItsOwnBlobServer() async throws {
+        let setup = try await GatewayWithEmulator.start()
+        defer { Task { await setup.stop() } }
+        let blobPort = try Self.freePort()
+        var environment = setup.environment
+        environment["SEALEDPUSH_GATEWAY_BLOB_DIR"] = "blobs"
+        environment["SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX"] = "http://127.0.0.1:\(blobPort)/"
+        environment["SEALEDPUSH_GATEWAY_BLOB_LISTEN"] = "127.0.0.1:\(blobPort)"
+        let gateway = try await GatewayProcess.start(
+            config: setup.configPath, environment: environment,
+            logPath: setup.directory.appendingPathComponent("serve.log").path)
+        let client = HTTPTestClient(port: gateway.port)
+        let ring = try await setup.register(0, client: client)
+        var image = Array("PNG-\(UUID().uuidString)".utf8)
+        while image.count < 150_000 { image.append(UInt8.random(in: 0...255)) }
+        let sent = try await client.send(
+            "POST", "/v1/apps/\(GatewayWithEmulator.appID)/notifications", key: setup.apiKey,
+            json: [
+                "devices": ["device-0"], "content": ["body": "photo"],
+                "attachments": [["type": "image/png", "name": "photo.png", "data": Data(image).base64EncodedString()]],
+            ])
+        try #require(sent.status == 202, "\(sent.text)")
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while setup.emulator.recorder.notifications(for: GatewayWithEmulator.token(0)).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let received = try #require(setup.emulator.recorder.notifications(for: GatewayWithEmulator.token(0)).first)
+        let content = try setup.open(received.body, with: ring)
+        #expect(content.body == "photo")
+        let descriptor = try AttachmentDescriptor(parsing: try #require(content.attachments?.first))
+        #expect(descriptor.name == "photo.png")
+        let url = try #require(URL(string: descriptor.blob.url))
+        #expect(url.port == blobPort)
+        let (blob, response) = try await URLSession.shared.data(from: url)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let opened = try BlobOpener.open(blob, reference: descriptor.blob, maxPlaintextSize: descriptor.mediaType.kind.maxSize)
+        #expect(opened == image)
+        #expect(try await gateway.terminate() == 0)
+    }
+
+    /// A port that was free a moment ago (bound to port 0, read back, closed).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else { throw TestFailure("bind failed") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { throw TestFailure("getsockname failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `kill -9` the gateway while it is accepting and delivering 10,000 notifications, then start it again. The

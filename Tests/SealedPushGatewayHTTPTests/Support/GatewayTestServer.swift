@@ -31,9 +31,20 @@ final class GatewayTestServer: Sendable {
     private let running: Task<Void, any Error>
 
     var sqlitePath: String { directory.appendingPathComponent("gateway.sqlite").path }
+    /// The blob store's directory (with an overflow prefix).
+    var blobDirectory: String { directory.appendingPathComponent("blobs").path }
+
+    /// Attachments fetched over plain HTTP from loopback test servers, with a short timeout.
+    static var loopbackFetchPolicy: AttachmentFetchPolicy {
+        var policy = AttachmentFetchPolicy()
+        policy.allowHTTP = true
+        policy.timeout = .seconds(3)
+        return policy
+    }
 
     static func start(
         _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
+        fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy,
         wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 }
     ) async throws -> GatewayTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gwhttp-\(UUID().uuidString)")
@@ -69,7 +80,8 @@ final class GatewayTestServer: Sendable {
         if let overflowPrefix {
             let blobs = directory.appendingPathComponent("blobs").path
             try FileManager.default.createDirectory(atPath: blobs, withIntermediateDirectories: true)
-            overflow = OverflowConfiguration(store: try FileSystemBlobStore(directory: blobs), urlPrefix: overflowPrefix)
+            overflow = OverflowConfiguration(
+                store: try FileSystemBlobStore(directory: blobs), urlPrefix: overflowPrefix, fetchPolicy: fetchPolicy)
         }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let served = wrapStore(store)
@@ -176,9 +188,11 @@ extension GatewayTestServer {
     /// Runs `body` with a started server and always stops it (graceful shutdown, files and database removed).
     static func with<T>(
         _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
+        fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy,
         _ body: (GatewayTestServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(backend, maxBodyBytes: maxBodyBytes, overflowPrefix: overflowPrefix)
+        let server = try await start(
+            backend, maxBodyBytes: maxBodyBytes, overflowPrefix: overflowPrefix, fetchPolicy: fetchPolicy)
         do {
             let result = try await body(server)
             try await server.stop()
