@@ -13,6 +13,10 @@ public struct AttachmentFetchPolicy: Sendable {
     public var allowHTTP: Bool
     /// Hosts (lowercase) the gateway may fetch from; nil for any.
     public var allowedHosts: Set<String>?
+    /// Whether a host may resolve to a loopback, private (RFC 1918, unique local), link-local (cloud metadata
+    /// services among them), CGNAT, multicast or unspecified address (default false: a backend's URL cannot make the
+    /// gateway reach into its own network). The address checked is the address connected to.
+    public var allowPrivateAddresses: Bool
     /// The most attachment bytes being fetched at once across all requests (default 64 MiB); a fetch that would
     /// pass it is refused with 503 and `Retry-After`.
     public var maxBytesInFlight: Int
@@ -24,6 +28,7 @@ public struct AttachmentFetchPolicy: Sendable {
         timeout = .seconds(20)
         allowHTTP = false
         allowedHosts = nil
+        allowPrivateAddresses = false
         maxBytesInFlight = 64 << 20
         tls = .makeClientConfiguration()
     }

@@ -46,8 +46,22 @@ struct AttachmentFetcher: Sendable {
         defer { budget.release(limit) }
 
         let port = url.port ?? (scheme == "https" ? 443 : 80)
-        var target = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { target += "?" + query }
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        // Resolve once, check the address, and connect to that very address (no second lookup to rebind).
+        let address: SocketAddress
+        do {
+            address = try await NIOThreadPool.singleton.runIfActive {
+                try SocketAddress.makeAddressResolvingHost(host, port: port)
+            }
+        } catch {
+            throw unavailable("the host \(host) cannot be resolved")
+        }
+        if !policy.allowPrivateAddresses, PrivateAddress.contains(address) {
+            throw unavailable("the host \(host) resolves to a loopback, private or link-local address, which this gateway does not fetch from")
+        }
         let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
         let sslContext: NIOSSLContext?
         do {
@@ -60,7 +74,7 @@ struct AttachmentFetcher: Sendable {
         do {
             channel = try await ClientBootstrap(group: group)
                 .connectTimeout(.nanoseconds(Self.nanoseconds(policy.timeout)))
-                .connect(host: host, port: port) { channel in
+                .connect(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         if let sslContext {
@@ -113,6 +127,7 @@ struct AttachmentFetcher: Sendable {
                         break loop
                     }
                 }
+                if timedOut.isSet { throw unavailable("fetching from \(host) did not finish within \(policy.timeout)") }
                 guard sawHead else { throw unavailable("\(host) closed the connection without answering") }
             }
         } catch let error as GatewayAPIError {

@@ -51,6 +51,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         public var fetchAllowHTTP: Bool
         /// The hosts attachments may be fetched from; nil for any.
         public var fetchAllowedHosts: [String]?
+        /// Whether attachment hosts may resolve to loopback, private or link-local addresses (default false).
+        public var fetchAllowPrivateAddresses: Bool
 
         /// Creates the section with its defaults.
         public init(blobDirectory: String, urlPrefix: String, listen: String? = nil) {
@@ -61,10 +63,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             fetchTimeoutSeconds = 20
             fetchAllowHTTP = false
             fetchAllowedHosts = nil
+            fetchAllowPrivateAddresses = false
         }
 
         private enum CodingKeys: String, CodingKey {
             case blobDirectory, urlPrefix, listen, maxAgeSeconds, fetchTimeoutSeconds, fetchAllowHTTP, fetchAllowedHosts
+            case fetchAllowPrivateAddresses
         }
 
         public init(from decoder: any Decoder) throws {
@@ -78,6 +82,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
                 try container.decodeIfPresent(Double.self, forKey: .fetchTimeoutSeconds) ?? fetchTimeoutSeconds
             fetchAllowHTTP = try container.decodeIfPresent(Bool.self, forKey: .fetchAllowHTTP) ?? fetchAllowHTTP
             fetchAllowedHosts = try container.decodeIfPresent([String].self, forKey: .fetchAllowedHosts)
+            fetchAllowPrivateAddresses =
+                try container.decodeIfPresent(Bool.self, forKey: .fetchAllowPrivateAddresses) ?? false
         }
 
         /// The blob server's address, if the gateway serves blobs itself.
@@ -247,6 +253,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             var fetch = AttachmentFetchPolicy()
             fetch.timeout = .milliseconds(Int64((overflow.fetchTimeoutSeconds * 1000).rounded()))
             fetch.allowHTTP = overflow.fetchAllowHTTP
+            fetch.allowPrivateAddresses = overflow.fetchAllowPrivateAddresses
             fetch.allowedHosts = overflow.fetchAllowedHosts.map { Set($0.map { $0.lowercased() }) }
             return OverflowConfiguration(
                 store: try FileSystemBlobStore(directory: overflow.blobDirectory), urlPrefix: overflow.urlPrefix,

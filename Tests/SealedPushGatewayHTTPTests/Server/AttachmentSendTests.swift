@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SealedPushBlobServer
 import SealedPushClient
 import SealedPushCore
@@ -167,6 +170,54 @@ struct AttachmentSendTests {
                 #expect(answer.status == 422)
                 #expect(answer.json["code"] as? String == "attachmentUnavailable")
             }
+        }
+        // By default a backend's URL cannot reach the gateway's own network: a live file server on loopback is
+        // refused before any connection (its request count stays 0), as are private and link-local addresses.
+        var noPrivate = AttachmentFetchPolicy()
+        noPrivate.allowHTTP = true
+        noPrivate.timeout = .seconds(3)
+        let live = try await backendFiles.publish(Array("private".utf8))
+        try await GatewayTestServer.with(.sqlite, overflowPrefix: Self.prefix, fetchPolicy: noPrivate) { server in
+            try await server.registerDevice("a")
+            for url in [live, "http://10.1.2.3/x.png", "http://169.254.169.254/latest/meta-data", "http://[::1]:9/x.png"] {
+                let answer = try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
+                    json: ["devices": ["a"], "content": ["body": "b"], "attachments": [["type": "image/png", "url": url]]])
+                #expect(answer.status == 422, "\(url)")
+                #expect(answer.json["code"] as? String == "attachmentUnavailable")
+                #expect(answer.text.contains("private"), "\(answer.text)")
+            }
+        }
+    }
+
+    /// A fetch that gets no answer ends at the policy's deadline with `attachmentUnavailable`, not a hang.
+    @Test func silentServerEndsAtTheDeadline() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        #expect(listen(listener, 8) == 0)  // accepts connections (the kernel's backlog), never answers
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var policy = GatewayTestServer.loopbackFetchPolicy
+        policy.timeout = .milliseconds(500)
+        try await GatewayTestServer.with(.sqlite, overflowPrefix: Self.prefix, fetchPolicy: policy) { server in
+            try await server.registerDevice("a")
+            let started = ContinuousClock.now
+            let answer = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
+                json: ["devices": ["a"], "content": ["body": "b"], "attachments": [["type": "image/png", "url": "http://127.0.0.1:\(port)/slow.png"]]])
+            let elapsed = started.duration(to: .now)
+            #expect(answer.status == 422)
+            #expect(answer.json["code"] as? String == "attachmentUnavailable")
+            #expect(answer.text.contains("did not finish"))
+            #expect(elapsed < .seconds(10))
         }
     }
 }

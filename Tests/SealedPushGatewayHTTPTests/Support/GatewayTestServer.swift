@@ -34,10 +34,11 @@ final class GatewayTestServer: Sendable {
     /// The blob store's directory (with an overflow prefix).
     var blobDirectory: String { directory.appendingPathComponent("blobs").path }
 
-    /// Attachments fetched over plain HTTP from loopback test servers, with a short timeout.
+    /// Attachments fetched over plain HTTP from loopback test servers (private addresses allowed), with a short timeout.
     static var loopbackFetchPolicy: AttachmentFetchPolicy {
         var policy = AttachmentFetchPolicy()
         policy.allowHTTP = true
+        policy.allowPrivateAddresses = true
         policy.timeout = .seconds(3)
         return policy
     }
