@@ -24,5 +24,6 @@ struct PostgresStoreTests {
     @Test func transitions() async throws { try await StoreContract.transitions(PostgresHarness()) }
     @Test func unregisteredAfterTokenChangeKeepsDevice() async throws { try await StoreContract.unregisteredAfterTokenChangeKeepsDevice(PostgresHarness()) }
     @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(PostgresHarness()) }
+    @Test func purgeExpiredKeepsTheRest() async throws { try await StoreContract.purgeExpiredKeepsTheRest(PostgresHarness()) }
     @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(PostgresHarness()) }
 }

@@ -17,6 +17,7 @@ struct SQLiteStoreTests {
     @Test func transitions() async throws { try await StoreContract.transitions(SQLiteHarness()) }
     @Test func unregisteredAfterTokenChangeKeepsDevice() async throws { try await StoreContract.unregisteredAfterTokenChangeKeepsDevice(SQLiteHarness()) }
     @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(SQLiteHarness()) }
+    @Test func purgeExpiredKeepsTheRest() async throws { try await StoreContract.purgeExpiredKeepsTheRest(SQLiteHarness()) }
     @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(SQLiteHarness()) }
 
     /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).

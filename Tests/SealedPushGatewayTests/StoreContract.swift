@@ -352,6 +352,36 @@ enum StoreContract {
         }
     }
 
+    /// Retention: notifications expired before the cutoff go, oldest first and at most `limit` per call, with their
+    /// jobs (sealed bodies) and idempotency keys; the others stay untouched.
+    static func purgeExpiredKeepsTheRest(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let short = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k-short", ttl: 60))
+            let middle = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, ttl: 3600))
+            let long = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, ttl: 7200))
+            #expect(try await store.queueDepth().queued == 6)
+
+            #expect(try await store.purgeExpired(before: now.addingTimeInterval(60), limit: 100) == 0)  // not before
+            #expect(try await store.purgeExpired(before: now.addingTimeInterval(61), limit: 100) == 1)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: short.id) == nil)
+            #expect(try await store.notificationID(appID: "alpha", idempotencyKey: "k-short") == nil)
+            #expect(try await store.queueDepth().queued == 4)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: middle.id)?.deliveries.count == 2)
+
+            // Oldest first, bounded per call.
+            #expect(try await store.purgeExpired(before: now.addingTimeInterval(10_000), limit: 1) == 1)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: middle.id) == nil)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: long.id) != nil)
+            #expect(try await store.purgeExpired(before: now.addingTimeInterval(10_000), limit: 1) == 1)
+            #expect(try await store.purgeExpired(before: now.addingTimeInterval(10_000), limit: 1) == 0)
+            #expect(try await store.queueDepth() == QueueDepth(queued: 0, claimed: 0))
+            // The key is free again: a new request with it is a new notification.
+            let again = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k-short"))
+            #expect(!again.replayed && again.id != short.id)
+        }
+    }
+
     // MARK: Plaintext never reaches the database
 
     static func plaintextNeverStored(_ harness: any StoreHarness) async throws {

@@ -40,6 +40,10 @@ public struct DeliveryConfiguration: Sendable {
     /// How long an app record read from the store is used before it is read again (default 30 s); a changed key
     /// path, key id or team builds a new APNs client.
     public var appRefreshInterval: Duration
+    /// How long a notification (its status, sealed bodies and idempotency key) is kept after it expired; nil keeps
+    /// everything (default 7 days). At least one day, so an `Idempotency-Key` is honoured for at least 24 hours.
+    /// Purged in batches at each expiry sweep.
+    public var retention: Duration?
     /// The signed webhook told about unregistered devices; nil for none.
     public var webhook: UnregisteredWebhookConfiguration?
     /// The clock (lease, expiry and retry times written to the store).
@@ -61,6 +65,7 @@ public struct DeliveryConfiguration: Sendable {
         self.jobRetry = APNsRetryPolicy(maxAttempts: 8, initialBackoff: .seconds(5), maxBackoff: .seconds(300))
         self.shutdownGracePeriod = .seconds(20)
         self.appRefreshInterval = .seconds(30)
+        self.retention = .seconds(7 * 86_400)
         self.webhook = nil
         self.now = { Date() }
     }
@@ -87,6 +92,9 @@ public struct DeliveryConfiguration: Sendable {
                 + "\(Self.leaseMargin), or a slow send could lose its lease")
         try check(pollInterval > .zero && expirySweepInterval > .zero, "intervals must be positive")
         try check(shutdownGracePeriod >= .zero && appRefreshInterval >= .zero, "durations must not be negative")
+        if let retention {
+            try check(retention >= .seconds(86_400), "retention must be at least one day (got \(retention))")
+        }
         try check((1...100).contains(jobRetry.maxAttempts), "jobRetry.maxAttempts must be 1...100 (got \(jobRetry.maxAttempts))")
         try check(
             jobRetry.initialBackoff >= .zero && jobRetry.maxBackoff >= jobRetry.initialBackoff && jobRetry.multiplier >= 1,

@@ -31,6 +31,8 @@ import ServiceLifecycle
 ///   ``DeliveryConfiguration/shutdownGracePeriod``, then abandons the rest to lease expiry, shuts the APNs clients
 ///   down and gives the webhook ``UnregisteredWebhookConfiguration/drainDeadline`` for its queue. Cancellation
 ///   does the same.
+/// - **Retention**: at each expiry sweep, notifications expired longer than ``DeliveryConfiguration/retention`` ago
+///   are deleted with their jobs, in batches.
 public final class DeliveryService: Service, Sendable {
     /// The configuration.
     public let configuration: DeliveryConfiguration
@@ -112,6 +114,17 @@ public final class DeliveryService: Service, Sendable {
                     } catch {
                         logger.warning("expiry sweep failed", metadata: ["error": "\(error)"])
                     }
+                    if let retention = configuration.retention {
+                        let cutoff = configuration.now().addingTimeInterval(-Self.seconds(retention))
+                        do {
+                            let purged = try await store.purgeExpired(before: cutoff, limit: 1_000)
+                            if purged > 0 {
+                                logger.info("purged notifications past retention", metadata: ["count": "\(purged)"])
+                            }
+                        } catch {
+                            logger.warning("retention purge failed", metadata: ["error": "\(error)"])
+                        }
+                    }
                 }
                 let inFlight = signal.inFlight
                 let free = configuration.maxConcurrentSends - inFlight
@@ -159,6 +172,11 @@ public final class DeliveryService: Service, Sendable {
                 await clients.shutdown()
             }
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 
     /// Sends one claimed job and ends it in the store.

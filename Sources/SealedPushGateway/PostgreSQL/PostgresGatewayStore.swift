@@ -450,6 +450,22 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
+        let cutoff = Millis.from(cutoff)
+        let limit = max(1, min(limit, 10_000))
+        return try await run("purging expired notifications") { connection, logger in
+            // Jobs go with their notification (ON DELETE CASCADE). SKIP LOCKED: nodes purging at once share the work.
+            try await Self.count(
+                connection.query(
+                    """
+                    DELETE FROM notifications WHERE id IN (
+                        SELECT id FROM notifications WHERE expires_at < \(cutoff) ORDER BY expires_at LIMIT \(limit)
+                        FOR UPDATE SKIP LOCKED)
+                    RETURNING 1
+                    """, logger: logger))
+        }
+    }
+
     public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
         try await run("reading notification status") { connection, logger in
             let rows = try await connection.query(

@@ -48,6 +48,9 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX jobs_due ON jobs (state, not_before)",
                 "CREATE INDEX jobs_device ON jobs (app_id, device_id, state)",
-            ])
+            ]),
+        Migration(
+            version: 2, name: "notifications by expiry (expiry sweeps, retention purge)",
+            statements: ["CREATE INDEX notifications_expiry ON notifications (expires_at)"]),
     ]
 }

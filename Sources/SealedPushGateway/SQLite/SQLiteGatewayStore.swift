@@ -408,6 +408,25 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
+        let cutoffMillis = Millis.from(cutoff)
+        let limit = max(1, min(limit, 10_000))
+        return try await write("purging expired notifications") { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM notifications WHERE expires_at < ? ORDER BY expires_at LIMIT ?",
+                arguments: [cutoffMillis, limit])
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let batch = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
+                try db.execute(
+                    sql: "DELETE FROM jobs WHERE notification_id IN (\(marks))", arguments: StatementArguments(batch))
+                try db.execute(
+                    sql: "DELETE FROM notifications WHERE id IN (\(marks))", arguments: StatementArguments(batch))
+            }
+            return ids.count
+        }
+    }
+
     public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
         let id = notificationID.uuidString.lowercased()
         return try await read("reading notification status") { db in

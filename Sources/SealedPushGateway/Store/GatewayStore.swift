@@ -112,6 +112,14 @@ public protocol GatewayStore: Sendable {
     /// `expired`; returns how many.
     func expireOverdue(now: Date) async throws -> Int
 
+    /// Deletes notifications that expired before `cutoff`, with their jobs (sealed bodies), statuses and idempotency
+    /// keys: the retention limit, so the database does not grow without end. Oldest first, at most `limit` per call.
+    /// - Parameters:
+    ///   - cutoff: Notifications whose `expiresAt` is before this go.
+    ///   - limit: The most notifications deleted by this call (1...10,000).
+    /// - Returns: How many notifications were deleted.
+    func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int
+
     /// A notification of this app with each device's delivery, or nil (also when it belongs to another app).
     func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus?
 

@@ -25,6 +25,7 @@ import Darwin
 ///   "apnsDeadlineSeconds": 60,
 ///   "leaseSeconds": 90,
 ///   "shutdownGraceSeconds": 20,
+///   "retentionSeconds": 604800,
 ///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
 /// }
 /// ```
@@ -76,6 +77,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public var leaseSeconds: Double
     /// On SIGTERM, how long sends in flight may finish.
     public var shutdownGraceSeconds: Double
+    /// How long a notification is kept after it expired (status, sealed bodies, idempotency key); 0 keeps all.
+    public var retentionSeconds: Int
     /// The unregistered-device webhook, if any.
     public var webhook: Webhook?
 
@@ -97,12 +100,13 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         apnsDeadlineSeconds = 60
         leaseSeconds = 90
         shutdownGraceSeconds = 20
+        retentionSeconds = 7 * 86_400
         webhook = nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, maxConnections, maxConcurrentSends
-        case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, webhook
+        case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
     }
 
     public init(from decoder: any Decoder) throws {
@@ -123,6 +127,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         leaseSeconds = try container.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds
         shutdownGraceSeconds =
             try container.decodeIfPresent(Double.self, forKey: .shutdownGraceSeconds) ?? defaults.shutdownGraceSeconds
+        retentionSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .retentionSeconds) ?? defaults.retentionSeconds
         webhook = try container.decodeIfPresent(Webhook.self, forKey: .webhook)
     }
 
@@ -204,6 +210,12 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                     + "+ 10, or a slow send could lose its lease")
         }
         configuration.shutdownGracePeriod = try seconds(shutdownGraceSeconds, "shutdownGraceSeconds", 0...3600)
+        guard retentionSeconds == 0 || retentionSeconds >= 86_400 else {
+            throw GatewayConfigurationError(
+                "delivery.retentionSeconds must be 0 (keep everything) or at least 86400 (one day: idempotency keys "
+                    + "are honoured 24 hours), got \(retentionSeconds)")
+        }
+        configuration.retention = retentionSeconds == 0 ? nil : .seconds(retentionSeconds)
         if let trustRootsFile, readingSecrets {
             guard FileManager.default.isReadableFile(atPath: trustRootsFile) else {
                 throw GatewayConfigurationError("delivery.trustRootsFile \(trustRootsFile) cannot be read")

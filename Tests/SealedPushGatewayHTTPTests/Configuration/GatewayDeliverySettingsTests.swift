@@ -50,6 +50,10 @@ struct GatewayDeliverySettingsTests {
         #expect(delivery.leaseDuration == .seconds(90))
         #expect(!delivery.nodeID.isEmpty)
         #expect(delivery.webhook == nil)
+        #expect(delivery.retention == .seconds(7 * 86_400))
+        let keepAll = try GatewayConfiguration.load(
+            path: try write(#"{"database":"sqlite:gw.sqlite","delivery":{"retentionSeconds":0}}"#), environment: [:])
+        #expect(try keepAll.deliveryConfiguration()?.retention == nil)
     }
 
     @Test func fileValuesAndEnvironmentOverrides() throws {
@@ -93,6 +97,7 @@ struct GatewayDeliverySettingsTests {
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"productionURL":"http://apns"}}"#).contains("delivery.productionURL"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"maxConcurrentSends":0}}"#).contains("delivery.maxConcurrentSends"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"apnsDeadlineSeconds":-1}}"#).contains("delivery.apnsDeadlineSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retentionSeconds":3600}}"#).contains("delivery.retentionSeconds"))
         #expect(
             try refusal(#"{"database":"sqlite:x"}"#, environment: ["SEALEDPUSH_GATEWAY_DELIVERY": "maybe"])
                 .contains("SEALEDPUSH_GATEWAY_DELIVERY"))

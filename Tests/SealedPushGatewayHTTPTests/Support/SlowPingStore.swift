@@ -54,6 +54,9 @@ struct SlowPingStore: GatewayStore {
         try await inner.finish(jobID: jobID, owner: owner, outcome: outcome, now: now)
     }
     func expireOverdue(now: Date) async throws -> Int { try await inner.expireOverdue(now: now) }
+    func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
+        try await inner.purgeExpired(before: cutoff, limit: limit)
+    }
     func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
         try await inner.notificationStatus(appID: appID, notificationID: notificationID)
     }

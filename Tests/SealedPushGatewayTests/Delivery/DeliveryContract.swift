@@ -171,6 +171,31 @@ enum DeliveryContract {
         }
     }
 
+    /// Retention: a notification that expired longer ago than the retention is purged by the running service
+    /// (status gone, no job left), one that expired within it keeps its status, and live work is delivered.
+    static func retentionPurgesOldNotifications(_ harness: any StoreHarness) async throws {
+        try await withDeliveryFixture(harness) { fixture in
+            let devices = try await fixture.registerDevices(2)
+            let day: TimeInterval = 86_400
+            let (ancient, _) = try await fixture.enqueue(to: devices, createdAt: Date().addingTimeInterval(-3 * day), ttl: 60)
+            let (recent, _) = try await fixture.enqueue(to: devices, createdAt: Date().addingTimeInterval(-120), ttl: 60)
+            let (live, _) = try await fixture.enqueue(to: devices)
+            var configuration = fixture.configuration()
+            configuration.retention = .seconds(2 * 86_400)
+            let service = try DeliveryService(
+                store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("delivery"))
+            let store = fixture.store
+            let purged = try await runServices([service], timeout: .seconds(60)) {
+                let gone = try await store.notificationStatus(appID: DeliveryFixture.appID, notificationID: ancient.id) == nil
+                return try await store.queueIsEmpty() && gone
+            }
+            #expect(purged)
+            #expect(try await fixture.deliveries(recent.id).values.allSatisfy { $0.state == .expired })
+            #expect(try await fixture.deliveries(live.id).values.allSatisfy { $0.state == .sent })
+            #expect(fixture.emulator.recorder.totalRequests == devices.count)
+        }
+    }
+
     /// A node that claimed jobs and died (never finished): nothing is sent while its lease runs; after it, the
     /// service takes the jobs over and delivers each once; the dead node can no longer finish them.
     static func lapsedLeaseIsTakenOver(_ harness: any StoreHarness) async throws {

@@ -10,6 +10,7 @@ struct DeliveryPostgresTests {
     @Test func deliversEachJobOnce() async throws { try await DeliveryContract.deliversEachJobOnce(PostgresHarness()) }
     @Test func unregisteredTokensStopSends() async throws { try await DeliveryContract.unregisteredTokensStopSends(PostgresHarness()) }
     @Test func expiredJobsAreNotSent() async throws { try await DeliveryContract.expiredJobsAreNotSent(PostgresHarness()) }
+    @Test func retentionPurgesOldNotifications() async throws { try await DeliveryContract.retentionPurgesOldNotifications(PostgresHarness()) }
     @Test func lapsedLeaseIsTakenOver() async throws { try await DeliveryContract.lapsedLeaseIsTakenOver(PostgresHarness()) }
     @Test func resendAfterCrashIsIdentical() async throws { try await DeliveryContract.resendAfterCrashIsIdentical(PostgresHarness()) }
     @Test func faultsLoseNothing() async throws { try await DeliveryContract.faultsLoseNothing(PostgresHarness()) }

@@ -6,6 +6,7 @@ struct DeliverySQLiteTests {
     @Test func deliversEachJobOnce() async throws { try await DeliveryContract.deliversEachJobOnce(SQLiteHarness()) }
     @Test func unregisteredTokensStopSends() async throws { try await DeliveryContract.unregisteredTokensStopSends(SQLiteHarness()) }
     @Test func expiredJobsAreNotSent() async throws { try await DeliveryContract.expiredJobsAreNotSent(SQLiteHarness()) }
+    @Test func retentionPurgesOldNotifications() async throws { try await DeliveryContract.retentionPurgesOldNotifications(SQLiteHarness()) }
     @Test func lapsedLeaseIsTakenOver() async throws { try await DeliveryContract.lapsedLeaseIsTakenOver(SQLiteHarness()) }
     @Test func resendAfterCrashIsIdentical() async throws { try await DeliveryContract.resendAfterCrashIsIdentical(SQLiteHarness()) }
     @Test func faultsLoseNothing() async throws { try await DeliveryContract.faultsLoseNothing(SQLiteHarness()) }
