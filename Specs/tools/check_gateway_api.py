@@ -129,6 +129,13 @@ accepts("SendRequest", {"devices": ["d"], "content": {}}, "the smallest send (de
 accepts("SendRequest", {**send_ok, "placeholder": {"locKey": "NEW_MESSAGE", "locArgs": ["x"]}},
         "a localized placeholder")
 refuses("SendRequest", {**send_ok, "devices": []}, "no device")
+accepts("SendRequest", {"users": ["alice", "bob"], "content": {}}, "a send to users")
+accepts("SendRequest", {"users": ["alice"], "devices": ["kiosk"], "content": {}}, "users and devices together")
+refuses("SendRequest", {"content": {}}, "neither devices nor users")
+refuses("SendRequest", {"users": ["a", "a"], "content": {}}, "a repeated user")
+refuses("SendRequest", {"users": ["a b"], "content": {}}, "a user id with a space")
+accepts("DeviceRequest", {**device, "userId": "alice"}, "a device with its user")
+refuses("DeviceRequest", {**device, "userId": ""}, "an empty user id")
 refuses("SendRequest", {**send_ok, "devices": ["a", "a"]}, "a repeated device")
 refuses("SendRequest", {**send_ok, "devices": [f"d{i}" for i in range(1001)]}, "1,001 devices")
 refuses("SendRequest", {**send_ok, "ttl": 0}, "ttl 0 (envelope-v1 §9: 0 < ttl)")

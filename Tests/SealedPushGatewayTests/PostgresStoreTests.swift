@@ -17,6 +17,7 @@ struct PostgresStoreTests {
     @Test func removeDevice() async throws { try await StoreContract.removeDevice(PostgresHarness()) }
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(PostgresHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(PostgresHarness()) }
+    @Test func usersDevices() async throws { try await StoreContract.usersDevices(PostgresHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(PostgresHarness()) }

@@ -10,6 +10,7 @@ struct SQLiteStoreTests {
     @Test func removeDevice() async throws { try await StoreContract.removeDevice(SQLiteHarness()) }
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(SQLiteHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(SQLiteHarness()) }
+    @Test func usersDevices() async throws { try await StoreContract.usersDevices(SQLiteHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(SQLiteHarness()) }

@@ -154,6 +154,40 @@ enum StoreContract {
         }
     }
 
+    /// Users: a device's user is stored with it and replaced by each registration; a user's sendable devices are
+    /// found per app, never an unregistered one or another app's.
+    static func usersDevices(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, _ in
+            _ = try await StoreFixtures.register(["d"], in: "alpha", store)  // no user
+            for (index, (device, user)) in [("a", "u1"), ("b", "u1"), ("c", "u2")].enumerated() {
+                _ = try await store.putDevice(
+                    appID: "alpha", deviceID: device, apnsToken: StoreFixtures.token(10 + index), environment: .sandbox,
+                    registration: StoreFixtures.registration().1, userID: user, now: now)
+            }
+            _ = try await store.putDevice(
+                appID: "beta", deviceID: "x", apnsToken: StoreFixtures.token(20), environment: .sandbox,
+                registration: StoreFixtures.registration().1, userID: "u1", now: now)
+            #expect(try await store.device(appID: "alpha", deviceID: "c")?.userID == "u2")
+            #expect(try await store.device(appID: "alpha", deviceID: "d")?.userID == nil)
+            #expect(try await store.devices(appID: "alpha", userIDs: ["u1"]).map(\.deviceID) == ["a", "b"])
+            #expect(try await store.devices(appID: "alpha", userIDs: ["u2", "u1", "nobody"]).map(\.deviceID) == ["a", "b", "c"])
+            #expect(try await store.devices(appID: "beta", userIDs: ["u1"]).map(\.deviceID) == ["x"])
+            #expect(try await store.devices(appID: "alpha", userIDs: []).isEmpty)
+            // A new registration without a user takes the device out of the user's set.
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "b", apnsToken: StoreFixtures.token(11), environment: .sandbox,
+                registration: StoreFixtures.registration().1, now: now)
+            #expect(try await store.devices(appID: "alpha", userIDs: ["u1"]).map(\.deviceID) == ["a"])
+            // An unregistered device is not sendable; registering again makes it so.
+            #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "a", reason: "Unregistered", at: now))
+            #expect(try await store.devices(appID: "alpha", userIDs: ["u1"]).isEmpty)
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "a", apnsToken: StoreFixtures.token(12), environment: .sandbox,
+                registration: StoreFixtures.registration().1, userID: "u1", now: now)
+            #expect(try await store.devices(appID: "alpha", userIDs: ["u1"]).map(\.deviceID) == ["a"])
+        }
+    }
+
     // MARK: Idempotency
 
     static func idempotency(_ harness: any StoreHarness) async throws {

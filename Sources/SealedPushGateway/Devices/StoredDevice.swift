@@ -23,6 +23,8 @@ public struct StoredDevice: Sendable, Hashable {
     public var registeredAt: Date
     /// When APNs reported the token unregistered (or the gateway marked it so); nil while sendable.
     public var unregisteredAt: Date?
+    /// The backend's user the device belongs to, if it said (a send may name users instead of devices).
+    public var userID: String?
 
     /// Creates a device record.
     /// - Parameters:
@@ -33,9 +35,10 @@ public struct StoredDevice: Sendable, Hashable {
     ///   - registration: The current registration.
     ///   - registeredAt: When the registration was accepted.
     ///   - unregisteredAt: When the device was marked unregistered, if it was.
+    ///   - userID: The backend's user of the device, if any.
     public init(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, registeredAt: Date, unregisteredAt: Date? = nil
+        registration: DeviceRegistration, registeredAt: Date, unregisteredAt: Date? = nil, userID: String? = nil
     ) {
         self.appID = appID
         self.deviceID = deviceID
@@ -44,5 +47,6 @@ public struct StoredDevice: Sendable, Hashable {
         self.registration = registration
         self.registeredAt = registeredAt
         self.unregisteredAt = unregisteredAt
+        self.userID = userID
     }
 }

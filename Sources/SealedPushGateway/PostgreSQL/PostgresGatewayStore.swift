@@ -183,7 +183,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func putDevice(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, now: Date
+        registration: DeviceRegistration, userID: String?, now: Date
     ) async throws -> DevicePutResult {
         let nowMillis = Millis.from(now)
         let keyCreated = Millis.from(registration.createdAt)
@@ -193,14 +193,14 @@ public final class PostgresGatewayStore: GatewayStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
-                                     key_created_at, key_expires_at, registered_at, unregistered_at)
+                                     key_created_at, key_expires_at, registered_at, unregistered_at, user_id)
                 VALUES (\(appID), \(deviceID), \(apnsToken), \(environment.rawValue), \(registration.publicKey),
-                        \(registration.keyId), \(keyCreated), \(keyExpires), \(nowMillis), NULL)
+                        \(registration.keyId), \(keyCreated), \(keyExpires), \(nowMillis), NULL, \(userID))
                 ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
                     environment = excluded.environment, public_key = excluded.public_key,
                     key_id = excluded.key_id, key_created_at = excluded.key_created_at,
                     key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
-                    unregistered_at = NULL
+                    unregistered_at = NULL, user_id = excluded.user_id
                 RETURNING (xmax::text = '0')
                 """, logger: logger)
             for try await inserted in rows.decode(Bool.self) { return inserted }
@@ -210,7 +210,7 @@ public final class PostgresGatewayStore: GatewayStore {
             created: created,
             device: StoredDevice(
                 appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-                registration: registration, registeredAt: Millis.date(nowMillis)))
+                registration: registration, registeredAt: Millis.date(nowMillis), userID: userID))
     }
 
     public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
@@ -230,6 +230,19 @@ public final class PostgresGatewayStore: GatewayStore {
                 connection.query(
                     """
                     \(unescaped: Self.deviceColumns) WHERE app_id = \(appID) AND device_id = ANY(\(deviceIDs))
+                    ORDER BY device_id
+                    """, logger: logger))
+        }
+    }
+
+    public func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
+        guard !userIDs.isEmpty else { return [] }
+        return try await run("reading users' devices") { connection, logger in
+            try await Self.devices(
+                connection.query(
+                    """
+                    \(unescaped: Self.deviceColumns)
+                    WHERE app_id = \(appID) AND user_id = ANY(\(userIDs)) AND unregistered_at IS NULL
                     ORDER BY device_id
                     """, logger: logger))
         }
@@ -514,7 +527,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     private static let deviceColumns = """
         SELECT app_id, device_id, apns_token, environment, public_key, key_id, key_created_at, key_expires_at,
-               registered_at, unregistered_at FROM devices
+               registered_at, unregistered_at, user_id FROM devices
         """
 
     private func run<T: Sendable>(
@@ -602,8 +615,8 @@ public final class PostgresGatewayStore: GatewayStore {
     private static func devices(_ rows: PostgresRowSequence) async throws -> [StoredDevice] {
         var devices: [StoredDevice] = []
         for try await (appID, deviceID, token, environment, publicKey, keyID, keyCreated, keyExpires, registered,
-            unregistered) in rows.decode(
-                (String, String, String, String, String, String, Int64, Int64?, Int64, Int64?).self)
+            unregistered, userID) in rows.decode(
+                (String, String, String, String, String, String, Int64, Int64?, Int64, Int64?, String?).self)
         {
             devices.append(
                 StoredDevice(
@@ -612,7 +625,8 @@ public final class PostgresGatewayStore: GatewayStore {
                     registration: DeviceRegistration(
                         publicKey: publicKey, keyId: keyID, createdAt: Millis.date(keyCreated),
                         expiresAt: keyExpires.map(Millis.date)),
-                    registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date)))
+                    registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date),
+                    userID: userID))
         }
         return devices
     }

@@ -150,11 +150,11 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func putDevice(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, now: Date
+        registration: DeviceRegistration, userID: String?, now: Date
     ) async throws -> DevicePutResult {
         let device = StoredDevice(
             appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-            registration: registration, registeredAt: Millis.date(Millis.from(now)))
+            registration: registration, registeredAt: Millis.date(Millis.from(now)), userID: userID)
         return try await write("storing device '\(deviceID)'") { db in
             try Self.requireApp(appID, db)
             let existed =
@@ -164,18 +164,18 @@ public final class SQLiteGatewayStore: GatewayStore {
             try db.execute(
                 sql: """
                     INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
-                                         key_created_at, key_expires_at, registered_at, unregistered_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                                         key_created_at, key_expires_at, registered_at, unregistered_at, user_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
                     ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
                         environment = excluded.environment, public_key = excluded.public_key,
                         key_id = excluded.key_id, key_created_at = excluded.key_created_at,
                         key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
-                        unregistered_at = NULL
+                        unregistered_at = NULL, user_id = excluded.user_id
                     """,
                 arguments: [
                     appID, deviceID, apnsToken, environment.rawValue, registration.publicKey, registration.keyId,
                     Millis.from(registration.createdAt), registration.expiresAt.map(Millis.from),
-                    Millis.from(now),
+                    Millis.from(now), userID,
                 ])
             return DevicePutResult(created: !existed, device: device)
         }
@@ -197,6 +197,25 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db, sql: "SELECT * FROM devices WHERE app_id = ? AND device_id IN (\(marks)) ORDER BY device_id",
                 arguments: StatementArguments([appID] + deviceIDs)
             ).map(Self.device)
+        }
+    }
+
+    public func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
+        guard !userIDs.isEmpty else { return [] }
+        return try await read("reading users' devices") { db in
+            var devices: [StoredDevice] = []
+            for start in stride(from: 0, to: userIDs.count, by: 500) {
+                let batch = Array(userIDs[start..<min(start + 500, userIDs.count)])
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                devices += try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM devices WHERE app_id = ? AND user_id IN (\(marks)) AND unregistered_at IS NULL
+                        """,
+                    arguments: StatementArguments([appID] + batch)
+                ).map(Self.device)
+            }
+            return devices.sorted { $0.deviceID < $1.deviceID }
         }
     }
 
@@ -534,6 +553,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             registration: DeviceRegistration(
                 publicKey: row["public_key"], keyId: row["key_id"], createdAt: Millis.date(row["key_created_at"]),
                 expiresAt: keyExpiresAt.map(Millis.date)),
-            registeredAt: Millis.date(row["registered_at"]), unregisteredAt: unregisteredAt.map(Millis.date))
+            registeredAt: Millis.date(row["registered_at"]), unregisteredAt: unregisteredAt.map(Millis.date),
+            userID: row["user_id"])
     }
 }

@@ -65,12 +65,16 @@ public protocol GatewayStore: Sendable {
 
     /// Registers a device or replaces its token, environment and registration: the call that arrives last wins
     /// (`Specs/keyring-v1.md` §4, arrival order, never `createdAt`). Clears an unregistered mark. The caller has
-    /// validated the registration (key id recomputed, `createdAt` at most 600 s ahead).
+    /// validated the registration (key id recomputed, `createdAt` at most 600 s ahead). `userID` replaces the
+    /// device's user (nil: none).
     /// - Throws: ``GatewayStoreError`` `unknownApp` when the app does not exist.
     func putDevice(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, now: Date
+        registration: DeviceRegistration, userID: String?, now: Date
     ) async throws -> DevicePutResult
+
+    /// The sendable devices (not marked unregistered) of this app's users among `userIDs`, ordered by device id.
+    func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice]
 
     /// The device of this app, or nil (also when it exists in another app).
     func device(appID: String, deviceID: String) async throws -> StoredDevice?
@@ -128,6 +132,16 @@ public protocol GatewayStore: Sendable {
 }
 
 extension GatewayStore {
+    /// Registers a device without a user (see the requirement).
+    public func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, now: Date
+    ) async throws -> DevicePutResult {
+        try await putDevice(
+            appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
+            registration: registration, userID: nil, now: now)
+    }
+
     /// The app a presented bearer key acts for, or nil when the key is unknown or wrong.
     ///
     /// The key's public id finds the stored digest; the SHA-256 of the presented text is compared with it in

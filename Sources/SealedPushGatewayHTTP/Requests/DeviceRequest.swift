@@ -15,6 +15,8 @@ struct DeviceRequest {
     var environment: APNsEnvironment
     /// The registration record as the device sent it.
     var registration: DeviceRegistration
+    /// The backend's user of the device, if given (sends may name users).
+    var userID: String?
 
     /// Parses and validates a body.
     /// - Parameters:
@@ -24,7 +26,7 @@ struct DeviceRequest {
     ///   `invalidKey` (422) naming the field.
     init(body: [UInt8], now: Date) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown(["apnsToken", "environment", "registration"])
+        try fields.rejectUnknown(["apnsToken", "environment", "registration", "userId"])
 
         let token = try fields.string("apnsToken", required: true)!
         let tokenBytes = token.utf8
@@ -43,6 +45,11 @@ struct DeviceRequest {
         self.environment = environment
 
         registration = try Self.registration(fields.object("registration", required: true)!, now: now)
+
+        userID = try fields.string("userId")
+        if let userID, !Identifier.isValid(userID) {
+            throw GatewayAPIError.invalid("userId must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "userId")
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

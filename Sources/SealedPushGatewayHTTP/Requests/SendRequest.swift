@@ -11,6 +11,8 @@ struct SendRequest {
 
     /// The recipient device ids, in the request's order, no repeats.
     var devices: [String]
+    /// Recipient users: each one's sendable devices, in the request's order, no repeats.
+    var users: [String]
     /// The content, validated by Core's strict parser (envelope spec §4).
     var content: NotificationContent
     /// Seconds the notification stays deliverable.
@@ -31,28 +33,14 @@ struct SendRequest {
     ///   reject. Messages never echo content.
     init(body: [UInt8]) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown(["devices", "content", "ttl", "priority", "collapseId", "placeholder", "attachments"])
+        try fields.rejectUnknown([
+            "devices", "users", "content", "ttl", "priority", "collapseId", "placeholder", "attachments",
+        ])
 
-        let elements = try fields.array("devices", required: true)!
-        guard !elements.isEmpty else { throw GatewayAPIError.invalid("devices must name at least one device", field: "devices") }
-        guard elements.count <= Self.maxDevices else {
-            throw GatewayAPIError.invalid(
-                "devices names \(elements.count) devices; a send names at most \(Self.maxDevices)", field: "devices")
-        }
-        var seen = Set<String>()
-        devices = []
-        for (index, element) in elements.enumerated() {
-            guard case .string(let id) = element else {
-                throw GatewayAPIError.malformed("devices[\(index)] must be a string", field: "devices[\(index)]")
-            }
-            guard Identifier.isValid(id) else {
-                throw GatewayAPIError.invalid(
-                    "devices[\(index)] is not a device id (1 to 128 of A-Z a-z 0-9 . _ ~ -)", field: "devices[\(index)]")
-            }
-            guard seen.insert(id).inserted else {
-                throw GatewayAPIError.invalid("devices[\(index)] repeats an earlier device", field: "devices[\(index)]")
-            }
-            devices.append(id)
+        devices = try Self.identifiers(fields.array("devices"), name: "devices", kind: "device")
+        users = try Self.identifiers(fields.array("users"), name: "users", kind: "user")
+        guard !devices.isEmpty || !users.isEmpty else {
+            throw GatewayAPIError.invalid("name at least one recipient in devices or users", field: "devices")
         }
 
         content = try Self.content(fields.object("content", required: true)!)
@@ -89,6 +77,32 @@ struct SendRequest {
                 attachments.append(try AttachmentSource(JSONFields(members: members, path: "attachments[\(index)]"), index: index))
             }
         }
+    }
+
+    /// A list of ids (`devices` or `users`): strings, valid identifiers, no repeats, at most ``maxDevices``.
+    private static func identifiers(_ elements: [JSONValue]?, name: String, kind: String) throws -> [String] {
+        guard let elements else { return [] }
+        guard !elements.isEmpty else { throw GatewayAPIError.invalid("\(name) must not be empty", field: name) }
+        guard elements.count <= Self.maxDevices else {
+            throw GatewayAPIError.invalid(
+                "\(name) names \(elements.count) \(kind)s; a send names at most \(Self.maxDevices)", field: name)
+        }
+        var seen = Set<String>()
+        var ids: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let id) = element else {
+                throw GatewayAPIError.malformed("\(name)[\(index)] must be a string", field: "\(name)[\(index)]")
+            }
+            guard Identifier.isValid(id) else {
+                throw GatewayAPIError.invalid(
+                    "\(name)[\(index)] is not a \(kind) id (1 to 128 of A-Z a-z 0-9 . _ ~ -)", field: "\(name)[\(index)]")
+            }
+            guard seen.insert(id).inserted else {
+                throw GatewayAPIError.invalid("\(name)[\(index)] repeats an earlier \(kind)", field: "\(name)[\(index)]")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// Content through Core's strict parser; the error names the member, never its value.

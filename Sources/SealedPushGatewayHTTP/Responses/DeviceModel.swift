@@ -10,6 +10,7 @@ struct DeviceModel: Encodable {
     var keyId: String
     var registeredAt: String
     var unregisteredAt: String?
+    var userId: String?
 
     init(_ device: StoredDevice) {
         deviceId = device.deviceID
@@ -18,5 +19,6 @@ struct DeviceModel: Encodable {
         keyId = device.registration.keyId
         registeredAt = DeviceRegistration.formatDate(device.registeredAt)
         unregisteredAt = device.unregisteredAt.map(DeviceRegistration.formatDate)
+        userId = device.userID
     }
 }

@@ -29,13 +29,33 @@ struct NotificationFanOut: Sendable {
         guard let app = try await calls.run("app", { try await $0.app(id: appID) }) else {
             throw GatewayAPIError.notFound("app \(appID) is not configured in this gateway")
         }
-        let wanted = request.devices
-        let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: wanted) }
-        let byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
-        if let index = wanted.firstIndex(where: { byID[$0] == nil }) {
+        let named = request.devices
+        let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: named) }
+        var byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        if let index = named.firstIndex(where: { byID[$0] == nil }) {
             throw GatewayAPIError(
                 .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
                 field: "devices[\(index)]")
+        }
+        // Users: each one's sendable devices, after the devices named directly, without repeats.
+        var wanted = named
+        if !request.users.isEmpty {
+            let users = request.users
+            let usersDevices = try await calls.run("users") { try await $0.devices(appID: appID, userIDs: users) }
+            for device in usersDevices where byID[device.deviceID] == nil {
+                byID[device.deviceID] = device
+                wanted.append(device.deviceID)
+            }
+            guard !wanted.isEmpty else {
+                throw GatewayAPIError(
+                    .unprocessableContent, "noDevices", "none of the users named has a registered device in this app",
+                    field: "users")
+            }
+            guard wanted.count <= SendRequest.maxDevices else {
+                throw GatewayAPIError.invalid(
+                    "the users named have \(wanted.count) devices with those named directly; a send reaches at most "
+                        + "\(SendRequest.maxDevices)", field: "users")
+            }
         }
 
         let sealer = try await sealers.sealer(for: app, placeholder: request.placeholder)

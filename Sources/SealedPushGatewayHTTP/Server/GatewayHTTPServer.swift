@@ -145,7 +145,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         let result = try await calls.run("putDevice") {
             try await $0.putDevice(
                 appID: appID, deviceID: deviceID, apnsToken: device.apnsToken, environment: device.environment,
-                registration: device.registration, now: now)
+                registration: device.registration, userID: device.userID, now: now)
         }
         return try JSONResponse.make(result.created ? .created : .ok, DeviceModel(result.device))
     }

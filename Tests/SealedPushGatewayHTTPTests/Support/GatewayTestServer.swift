@@ -156,10 +156,11 @@ final class GatewayTestServer: Sendable {
 
     /// A device of `app` with a fresh key ring, registered over HTTP.
     @discardableResult
-    func registerDevice(_ deviceID: String, app: String = "app1") async throws -> DeviceKeyRing {
+    func registerDevice(_ deviceID: String, app: String = "app1", user: String? = nil) async throws -> DeviceKeyRing {
         let ring = DeviceKeyRing.generate(now: UInt64(Date().timeIntervalSince1970))
-        let answer = try await client.send(
-            "PUT", "/v1/apps/\(app)/devices/\(deviceID)", key: keys[app], json: Self.deviceBody(ring.registration()))
+        var body = Self.deviceBody(ring.registration())
+        if let user { body["userId"] = user }
+        let answer = try await client.send("PUT", "/v1/apps/\(app)/devices/\(deviceID)", key: keys[app], json: body)
         guard answer.status == 201 || answer.status == 200 else {
             throw TestFailure("registering \(deviceID) answered \(answer.status): \(answer.text)")
         }

@@ -25,17 +25,20 @@ struct SlowPingStore: GatewayStore {
     func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
     func putDevice(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, now: Date
+        registration: DeviceRegistration, userID: String?, now: Date
     ) async throws -> DevicePutResult {
         try await inner.putDevice(
             appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-            registration: registration, now: now)
+            registration: registration, userID: userID, now: now)
     }
     func device(appID: String, deviceID: String) async throws -> StoredDevice? {
         try await inner.device(appID: appID, deviceID: deviceID)
     }
     func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
         try await inner.devices(appID: appID, deviceIDs: deviceIDs)
+    }
+    func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
+        try await inner.devices(appID: appID, userIDs: userIDs)
     }
     func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
         try await inner.removeDevice(appID: appID, deviceID: deviceID, now: now)
