@@ -49,14 +49,7 @@ enum PostgresMigrations {
                 "CREATE INDEX jobs_due ON jobs (state, not_before)",
                 "CREATE INDEX jobs_device ON jobs (app_id, device_id, state)",
             ]),
-        Migration(
-            version: 2, name: "notifications by expiry (expiry sweeps, retention purge)",
-            statements: ["CREATE INDEX notifications_expiry ON notifications (expires_at)"]),
-        Migration(
-            version: 3, name: "devices belong to users (a send may name users)",
-            statements: [
-                "ALTER TABLE devices ADD COLUMN user_id TEXT",
-                "CREATE INDEX devices_user ON devices (app_id, user_id)",
-            ]),
+        PortableMigrations.notificationsByExpiry,
+        PortableMigrations.deviceUsers,
     ]
 }
