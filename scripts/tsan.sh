@@ -6,7 +6,8 @@
 #
 # FILTER is a `swift test --filter` regular expression (TSAN_SKIP a `--skip` one); the default selects the concurrency-heavy suites: the
 # extension step and its races, the key store and replay guard (client), the delivery client against the emulator
-# (connection loss, bulk with faults, recording, token renewal) and the sealer's shared static-DH cache. TSAN_OPTIONS defaults to halting on the first report, so any data
+# (connection loss, bulk with faults, recording, token renewal), the sealer's shared static-DH cache, and the
+# gateway's delivery workers and attachment fetches. TSAN_OPTIONS defaults to halting on the first report, so any data
 # race fails the run (exit status non-zero).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +17,8 @@ cd "$root"
 default_filter='SealedPushClientTests\.(NotificationServiceStepTests|CompletionRaceTests|StepRaceTests|FileKeyStoreTests|ReplayGuardTests)'
 default_filter+='|SealedPushAPNsTests\.(APNsConnectionLossTests|APNsBulkFaultTests|APNsEmulatorRecordingTests|ProviderTokenCacheTests)'
 default_filter+='|SealedPushServerTests\.(StaticSecretCacheTests|SealerTests)'
+# The gateway's delivery workers (claims, sends, leases, shutdown, two nodes) and its attachment fetches.
+default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests'
 filter=${1:-$default_filter}
 # TSAN_SKIP: a `swift test --skip` expression for tests to leave out under TSan (none by default).
 skip=${TSAN_SKIP-}
