@@ -291,6 +291,8 @@ let package = Package(
                 "sealed-push-gateway",
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
+                // End to end (API → delivery → APNs): the emulator, the bare client as the ceiling.
+                "SealedPushAPNs", "SealedPushAPNsEmulator",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
