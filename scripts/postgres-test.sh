@@ -19,7 +19,13 @@ bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 # From / : the postgres user may not be allowed into the caller's directory (a clone under /root, say).
 as_postgres() { (cd / && if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi); }
 url="postgres://postgres@127.0.0.1:${port}/sealedpush_test"
+# The server is a daemon: it must not inherit the caller's open files (a test process's sockets or the pipe its
+# process monitor waits on would stay open as long as the server runs).
 server_start() {
+    local fd
+    for fd in $(ls /proc/$$/fd); do
+        [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+    done
     as_postgres "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 30 \
         -o "-k $state -h 127.0.0.1 -p $port -c fsync=off -c full_page_writes=off" start >&2
 }
