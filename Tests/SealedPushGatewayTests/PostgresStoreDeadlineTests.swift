@@ -99,7 +99,7 @@ private final class SilentServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, listen(fd, 64) == 0 else {
-            _ = Glibc.close(fd)
+            closeDescriptor(fd)
             throw TestError("bind/listen failed")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -110,7 +110,15 @@ private final class SilentServer: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func close() { _ = Glibc.close(descriptor) }
+    func close() { closeDescriptor(descriptor) }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
 }
 
 private final class ErrorBox: @unchecked Sendable {
