@@ -296,7 +296,8 @@ let package = Package(
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
-                // The process tests: the gateway binary delivering to a loopback APNs emulator.
+                // Process and end-to-end tests: the gateway delivering to a loopback APNs emulator; the bare client as
+                // the benchmark's ceiling.
                 "SealedPushAPNs", "SealedPushAPNsEmulator",
                 // Attachments: a loopback HTTP server for the backend's files; the blob store read back.
                 "SealedPushBlobServer",

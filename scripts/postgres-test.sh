@@ -3,6 +3,8 @@
 #
 #   eval "$(bash scripts/postgres-test.sh start)"   # prints: export SEALEDPUSH_TEST_POSTGRES_URL=postgres://…
 #   bash scripts/postgres-test.sh running           # exits 0 when the cluster is up
+#   bash scripts/postgres-test.sh restart [SECONDS] # stops the server (fast: sessions cut), waits SECONDS (default
+#                                                   # 0), starts it again; the data stays (the restart tests use it)
 #   bash scripts/postgres-test.sh stop              # stops the cluster and deletes its directory
 #
 # Needs Debian's `postgresql` package (installed when missing). The cluster runs as the unprivileged `postgres`
@@ -17,6 +19,16 @@ bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 # From / : the postgres user may not be allowed into the caller's directory (a clone under /root, say).
 as_postgres() { (cd / && if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi); }
 url="postgres://postgres@127.0.0.1:${port}/sealedpush_test"
+# The server is a daemon: it must not inherit the caller's open files (a test process's sockets or the pipe its
+# process monitor waits on would stay open as long as the server runs).
+server_start() {
+    local fd
+    for fd in $(ls /proc/$$/fd); do
+        [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+    done
+    as_postgres "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 30 \
+        -o "-k $state -h 127.0.0.1 -p $port -c fsync=off -c full_page_writes=off" start >&2
+}
 
 case "${1:-}" in
 start)
@@ -36,14 +48,23 @@ start)
         chown postgres: "$state"
         chmod 700 "$state"
         as_postgres "$bin/initdb" -D "$state/data" -U postgres --auth=trust --encoding=UTF8 --no-locale >/dev/null
-        as_postgres "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 30 \
-            -o "-k $state -h 127.0.0.1 -p $port -c fsync=off -c full_page_writes=off" start >&2
+        server_start
         as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres sealedpush_test
     fi
     echo "export SEALEDPUSH_TEST_POSTGRES_URL=$url"
     ;;
 running)
     [ -n "$bin" ] && [ -f "$state/data/postmaster.pid" ] && as_postgres "$bin/pg_ctl" -D "$state/data" status >/dev/null 2>&1
+    ;;
+restart)
+    down="${2:-0}"
+    if [ -z "$bin" ] || [ ! -f "$state/data/postmaster.pid" ]; then
+        echo "postgres-test.sh: no cluster running in $state" >&2
+        exit 1
+    fi
+    as_postgres "$bin/pg_ctl" -D "$state/data" -m fast -w -t 30 stop >&2
+    sleep "$down"
+    server_start
     ;;
 stop)
     if [ -n "$bin" ] && [ -f "$state/data/postmaster.pid" ]; then
@@ -52,7 +73,7 @@ stop)
     rm -rf "$state"
     ;;
 *)
-    echo "usage: $0 start|running|stop" >&2
+    echo "usage: $0 start|running|restart [seconds-down]|stop" >&2
     exit 2
     ;;
 esac

@@ -13,7 +13,19 @@ import Foundation
 /// Claims use `SELECT … FOR UPDATE SKIP LOCKED`, so concurrent workers on any node never take the same job, and
 /// a node that dies has its claims taken over once their leases expire. Migrations hold a transaction-scoped
 /// advisory lock, so nodes starting together apply each migration once.
+///
+/// Every call has a deadline (``callDeadline``): while the server is down or unreachable the pool keeps
+/// reconnecting in the background, and a call waiting for it (or stuck on a connection the server dropped) fails with
+/// ``GatewayStoreError`` `database` at the deadline — or at once when its task is cancelled — instead of hanging.
 public final class PostgresGatewayStore: GatewayStore {
+    /// The default deadline of one store call: 10 s (the HTTP API's own deadline per store call).
+    public static let defaultCallDeadline: Duration = .seconds(10)
+    /// The deadline of ``migrate()``, which may rewrite large tables: 15 minutes, or ``callDeadline`` if longer.
+    public static let migrationDeadline: Duration = .seconds(900)
+
+    /// The most time one store call (a query or a transaction, waiting for a connection included) may take.
+    public let callDeadline: Duration
+
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
@@ -21,10 +33,15 @@ public final class PostgresGatewayStore: GatewayStore {
     /// Connects a pool to the database (connections open on first use). Call ``migrate()`` before use.
     /// - Parameters:
     ///   - configuration: postgres-nio's client configuration.
+    ///   - callDeadline: The most time one store call may take (default ``defaultCallDeadline``).
     ///   - logger: Where postgres-nio logs; queries carry no content (bodies are sealed).
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "sealed-push.gateway.db")) {
+    public init(
+        configuration: PostgresClient.Configuration, callDeadline: Duration = PostgresGatewayStore.defaultCallDeadline,
+        logger: Logger = Logger(label: "sealed-push.gateway.db")
+    ) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
+        self.callDeadline = callDeadline
         self.logger = logger
         self.runner = Task { await client.run() }
     }
@@ -33,9 +50,13 @@ public final class PostgresGatewayStore: GatewayStore {
     /// networks; pass a configuration with TLS otherwise).
     /// - Parameters:
     ///   - url: The connection URL.
+    ///   - callDeadline: The most time one store call may take (default ``defaultCallDeadline``).
     ///   - logger: Where postgres-nio logs.
     /// - Throws: ``GatewayStoreError`` `invalidArgument` when the URL is not of that form.
-    public convenience init(url: String, logger: Logger = Logger(label: "sealed-push.gateway.db")) throws {
+    public convenience init(
+        url: String, callDeadline: Duration = PostgresGatewayStore.defaultCallDeadline,
+        logger: Logger = Logger(label: "sealed-push.gateway.db")
+    ) throws {
         guard let components = URLComponents(string: url),
             components.scheme == "postgres" || components.scheme == "postgresql",
             let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty
@@ -49,13 +70,13 @@ public final class PostgresGatewayStore: GatewayStore {
             host: host, port: components.port ?? 5432, username: user, password: components.password,
             database: database.isEmpty ? nil : database, tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
-        self.init(configuration: configuration, logger: logger)
+        self.init(configuration: configuration, callDeadline: callDeadline, logger: logger)
     }
 
     // MARK: Schema and lifecycle
 
     public func migrate() async throws -> Int {
-        try await transaction("migrating") { connection, logger in
+        try await transaction("migrating", deadline: max(callDeadline, Self.migrationDeadline)) { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
             try await connection.query(
                 """
@@ -531,28 +552,48 @@ public final class PostgresGatewayStore: GatewayStore {
         """
 
     private func run<T: Sendable>(
-        _ what: String, _ body: (PostgresConnection, Logger) async throws -> T
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let logger = self.logger
+        let client = self.client
         do {
-            return try await client.withConnection { connection in try await body(connection, logger) }
+            return try await bounded(what, deadline: callDeadline) {
+                try await client.withConnection { connection in try await body(connection, logger) }
+            }
         } catch {
             throw Self.wrap(error, what)
         }
     }
 
     private func transaction<T: Sendable>(
-        _ what: String, _ body: (PostgresConnection, Logger) async throws -> T
+        _ what: String, deadline: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let logger = self.logger
+        let client = self.client
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+            return try await bounded(what, deadline: deadline ?? callDeadline) {
+                try await client.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+            }
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError { throw Self.wrap(closureError, what) }
             throw Self.wrap(error, what)
         } catch {
             throw Self.wrap(error, what)
         }
+    }
+
+    /// Runs one call within `deadline`; returns on cancellation too (see ``AbandonableCall``).
+    private func bounded<T: Sendable>(
+        _ what: String, deadline: Duration, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let logger = self.logger
+        return try await AbandonableCall.run(
+            deadline: deadline,
+            timeoutError: {
+                logger.warning("PostgreSQL call abandoned at its deadline", metadata: ["call": "\(what)"])
+                return GatewayStoreError(.database, "PostgreSQL did not answer \(what) within \(deadline)")
+            }, operation)
     }
 
     private static func wrap(_ error: any Error, _ what: String) -> any Error {

@@ -23,9 +23,14 @@ struct HTTPTestClient {
     let base: URL
     let session: URLSession
 
-    init(port: Int) {
+    /// - Parameters:
+    ///   - port: The gateway's port on 127.0.0.1.
+    ///   - maxConnections: The most connections to it at once (URLSession's default otherwise: requests beyond it
+    ///     wait for a free connection).
+    init(port: Int, maxConnections: Int? = nil) {
         base = URL(string: "http://127.0.0.1:\(port)")!
         let configuration = URLSessionConfiguration.ephemeral
+        if let maxConnections { configuration.httpMaximumConnectionsPerHost = maxConnections }
         configuration.timeoutIntervalForRequest = 30
         configuration.timeoutIntervalForResource = 60
         session = URLSession(configuration: configuration)

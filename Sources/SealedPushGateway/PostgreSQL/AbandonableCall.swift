@@ -1,0 +1,78 @@
+import Foundation
+
+/// Runs one database operation with a deadline, and returns at the deadline or on cancellation even when the
+/// operation itself does not respond to cancellation (a query on a connection the server dropped, a lease waiting
+/// for a pool that keeps failing to connect). The abandoned operation is cancelled and left to end on its own; its
+/// late result is dropped.
+///
+/// Without it, one store call stuck in the driver keeps a delivery slot forever and stops a graceful shutdown.
+final class AbandonableCall<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var outcome: Result<T, any Error>?
+    private var tasks: [Task<Void, Never>] = []
+
+    private init() {}
+
+    /// Runs `operation`; throws `timeoutError()` once `deadline` has passed, `CancellationError` once the calling
+    /// task is cancelled, whichever comes first, unless the operation ended before.
+    static func run(
+        deadline: Duration, timeoutError: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let call = AbandonableCall<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                call.start(continuation, deadline: deadline, timeoutError: timeoutError, operation)
+            }
+        } onCancel: {
+            call.complete(.failure(CancellationError()))
+        }
+    }
+
+    private func start(
+        _ continuation: CheckedContinuation<T, any Error>, deadline: Duration,
+        timeoutError: @escaping @Sendable () -> any Error, _ operation: @escaping @Sendable () async throws -> T
+    ) {
+        let alreadyDone: Result<T, any Error>? = lock.withLock {
+            if let outcome { return outcome }  // cancelled before it started
+            self.continuation = continuation
+            return nil
+        }
+        if let alreadyDone {
+            continuation.resume(with: alreadyDone)
+            return
+        }
+        let work = Task {
+            do { self.complete(.success(try await operation())) } catch { self.complete(.failure(error)) }
+        }
+        let timer = Task {
+            do { try await Task.sleep(for: deadline) } catch { return }
+            self.complete(.failure(timeoutError()))
+        }
+        let cancelNow = lock.withLock {
+            guard outcome == nil else { return true }
+            tasks = [work, timer]
+            return false
+        }
+        if cancelNow {
+            work.cancel()
+            timer.cancel()
+        }
+    }
+
+    /// Ends the call with `result` unless it has ended already.
+    private func complete(_ result: Result<T, any Error>) {
+        let (continuation, tasks): (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) = lock.withLock {
+            guard outcome == nil else { return (nil, []) }
+            outcome = result
+            defer {
+                self.continuation = nil
+                self.tasks = []
+            }
+            return (self.continuation, self.tasks)
+        }
+        for task in tasks { task.cancel() }
+        continuation?.resume(with: result)
+    }
+}
