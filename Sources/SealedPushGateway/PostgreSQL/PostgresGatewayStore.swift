@@ -350,18 +350,22 @@ public final class PostgresGatewayStore: GatewayStore {
                 throw GatewayStoreError(
                     .unknownDevice, "device '\(job.deviceID)' is not registered in this app", field: "devices[\(index)]")
             }
-            for job in notification.jobs {
-                let gone = known[job.deviceID] == true
-                let state = gone ? JobState.unregistered.rawValue : JobState.queued.rawValue
-                let reason: String? = gone ? "DeviceUnregistered" : nil
-                try await connection.query(
-                    """
-                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                      failure_reason, updated_at)
-                    VALUES (\(notification.id), \(notification.appID), \(job.deviceID), \(Data(job.body.bytes)),
-                            \(state), \(created), \(reason), \(created))
-                    """, logger: logger)
+            // Every job in one statement (one round trip, whatever the number of devices): parallel arrays unnested.
+            let devices = notification.jobs.map(\.deviceID)
+            let bodies = notification.jobs.map { ByteBuffer(bytes: $0.body.bytes) }
+            let states = notification.jobs.map {
+                known[$0.deviceID] == true ? JobState.unregistered.rawValue : JobState.queued.rawValue
             }
+            let reasons = notification.jobs.map { known[$0.deviceID] == true ? "DeviceUnregistered" : "" }
+            try await connection.query(
+                """
+                INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                  failure_reason, updated_at)
+                SELECT \(notification.id), \(notification.appID), job.device_id, job.sealed_body, job.state,
+                       \(created), NULLIF(job.reason, ''), \(created)
+                FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[])
+                    AS job(device_id, sealed_body, state, reason)
+                """, logger: logger)
             return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
         }
     }
