@@ -374,7 +374,8 @@ public final class PostgresGatewayStore: GatewayStore {
         guard limit > 0 else { return [] }
         let nowMillis = Millis.from(now)
         let leaseEnd = nowMillis + Millis.from(leaseDuration)
-        return try await transaction("claiming jobs") { connection, logger in
+        // One statement, atomic on its own (its implicit transaction holds the row locks): no BEGIN/COMMIT round trips.
+        return try await run("claiming jobs") { connection, logger in
             let rows = try await connection.query(
                 """
                 WITH picked AS (
@@ -414,7 +415,9 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
         let now = Millis.from(now)
-        return try await transaction("finishing job \(jobID)") { connection, logger in
+        // One UPDATE is atomic on its own: only an unregistered outcome (job, device, the device's other jobs) needs a
+        // transaction, which costs two more round trips (BEGIN, COMMIT) per finished job.
+        let body: @Sendable (PostgresConnection, Logger) async throws -> Bool = { connection, logger in
             // Every statement changes the job only while `owner` still holds it.
             let query: PostgresQuery
             switch outcome {
@@ -472,6 +475,10 @@ public final class PostgresGatewayStore: GatewayStore {
             }
             return true
         }
+        if case .unregistered = outcome {
+            return try await transaction("finishing job \(jobID)", body)
+        }
+        return try await run("finishing job \(jobID)", body)
     }
 
     public func expireOverdue(now: Date) async throws -> Int {
