@@ -194,6 +194,7 @@ let package = Package(
         .target(
             name: "SealedPushGatewayTestSupport",
             dependencies: [
+                "SealedPushAPNsEmulator", "SealedPushServer",  // KeyedEmulator: an emulator and its app's .p8 key
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -58,7 +58,7 @@ struct GatewayDeliverySettingsTests {
 
     @Test func fileValuesAndEnvironmentOverrides() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secretPath = try secret("0123456789abcdef0123\n", mode: 0o600)
+        _ = try secret("0123456789abcdef0123\n", mode: 0o600)
         let path = try write(
             #"{"database":"sqlite:gw.sqlite","delivery":{"nodeId":"gw-a","productionURL":"https://apns.example:8443","trustRootsFile":"roots.pem","maxConnections":3,"maxConcurrentSends":8,"apnsDeadlineSeconds":5,"leaseSeconds":15.5,"webhook":{"url":"https://hooks.example/sp","secretFile":"webhook.secret"}}}"#)
         try Data("pem".utf8).write(to: directory.appendingPathComponent("roots.pem"))

@@ -3,6 +3,7 @@ import Logging
 import SealedPushAPNsEmulator
 import SealedPushClient
 import SealedPushCore
+import SealedPushGatewayTestSupport
 import SealedPushServer
 
 /// A gateway directory written by the real `sealed-push-gateway init` (with an APNs `.p8` key) and a loopback APNs
@@ -37,17 +38,9 @@ struct GatewayWithEmulator {
     static func start(_ configure: (inout APNsEmulatorConfiguration) -> Void = { _ in }) async throws -> GatewayWithEmulator {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-proc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyPath = directory.appendingPathComponent("AuthKey_\(keyID).p8").path
-        try APNsKeyGenerator.writeNewKey(to: keyPath)
-        let pem = try String(contentsOfFile: keyPath, encoding: .utf8)
-
-        var configuration = APNsEmulatorConfiguration(authKeyPEM: pem, keyID: keyID, teamID: teamID)
-        configuration.allowedTopics = [topic]
-        configure(&configuration)
-        var logger = Logger(label: "test.emulator")
-        logger.logLevel = .critical
-        let emulator = try APNsEmulator(configuration: configuration, logger: logger)
-        try await emulator.start()
+        let keyed = try await KeyedEmulator.start(in: directory, keyID: keyID, teamID: teamID, topic: topic, configure)
+        let emulator = keyed.emulator
+        let keyPath = keyed.keyPath
         let trustRootsPath = directory.appendingPathComponent("emulator.pem").path
         try Data(emulator.certificatePEM.utf8).write(to: URL(fileURLWithPath: trustRootsPath))
 

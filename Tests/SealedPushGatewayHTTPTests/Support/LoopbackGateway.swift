@@ -56,17 +56,10 @@ final class LoopbackGateway: Sendable {
     ) async throws -> LoopbackGateway {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pem = try APNsKeyGenerator.generatePEM()
-        let keyPath = directory.appendingPathComponent("AuthKey_\(keyID).p8").path
-        guard FileManager.default.createFile(atPath: keyPath, contents: Data(pem), attributes: [.posixPermissions: 0o600])
-        else { throw TestFailure("cannot write \(keyPath)") }
-
-        var emulatorConfiguration = APNsEmulatorConfiguration(
-            authKeyPEM: String(decoding: pem, as: UTF8.self), keyID: keyID, teamID: teamID)
-        emulatorConfiguration.allowedTopics = [topic]
-        configureEmulator(&emulatorConfiguration)
-        let emulator = try APNsEmulator(configuration: emulatorConfiguration, logger: quietLogger("emulator"))
-        try await emulator.start()
+        let keyed = try await KeyedEmulator.start(
+            in: directory, keyID: keyID, teamID: teamID, topic: topic, configureEmulator)
+        let emulator = keyed.emulator
+        let keyPath = keyed.keyPath
 
         let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_e2e_") : nil
         let sqlitePath = directory.appendingPathComponent("gateway.sqlite").path

@@ -6,6 +6,7 @@ import SealedPushAPNs
 import SealedPushAPNsEmulator
 import SealedPushCore
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import SealedPushServer
 import ServiceLifecycle
 
@@ -33,19 +34,13 @@ struct DeliveryFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sealedpush-delivery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pem = try APNsKeyGenerator.generatePEM()
-        let keyPath = directory.appendingPathComponent("AuthKey_\(keyID).p8").path
-        guard FileManager.default.createFile(atPath: keyPath, contents: Data(pem), attributes: [.posixPermissions: 0o600])
-        else { throw HarnessError("cannot write \(keyPath)") }
-
-        var emulatorConfiguration = APNsEmulatorConfiguration(
-            authKeyPEM: String(decoding: pem, as: UTF8.self), keyID: keyID, teamID: teamID)
-        emulatorConfiguration.allowedTopics = [topic]
-        emulatorConfiguration.recordedNotificationsPerToken = 1_000
-        emulatorConfiguration.recordedNotificationsLimit = 100_000
-        configure(&emulatorConfiguration)
-        let emulator = try APNsEmulator(configuration: emulatorConfiguration, logger: quietLogger("emulator"))
-        try await emulator.start()
+        let keyed = try await KeyedEmulator.start(in: directory, keyID: keyID, teamID: teamID, topic: topic) {
+            $0.recordedNotificationsPerToken = 1_000
+            $0.recordedNotificationsLimit = 100_000
+            configure(&$0)
+        }
+        let emulator = keyed.emulator
+        let keyPath = keyed.keyPath
 
         let store = try await harness.makeStore()
         _ = try await store.migrate()
