@@ -18,6 +18,7 @@ struct PostgresStoreTests {
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(PostgresHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(PostgresHarness()) }
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(PostgresHarness()) }
+    @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(PostgresHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(PostgresHarness()) }

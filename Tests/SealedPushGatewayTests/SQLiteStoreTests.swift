@@ -11,6 +11,7 @@ struct SQLiteStoreTests {
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(SQLiteHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(SQLiteHarness()) }
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(SQLiteHarness()) }
+    @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(SQLiteHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(SQLiteHarness()) }

@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushCore
 import SealedPushGateway
+import SealedPushServer
 import Testing
 
 /// The store tests, written once and run against every ``GatewayStore`` (SQLiteStoreTests, PostgresStoreTests).
@@ -185,6 +186,36 @@ enum StoreContract {
                 appID: "alpha", deviceID: "a", apnsToken: StoreFixtures.token(12), environment: .sandbox,
                 registration: StoreFixtures.registration().1, userID: "u1", now: now)
             #expect(try await store.devices(appID: "alpha", userIDs: ["u1"]).map(\.deviceID) == ["a"])
+        }
+    }
+
+    /// Removing a user removes all of that user's devices in the app (an unregistered one too), ends their open
+    /// jobs, and touches nothing else.
+    static func removeUserDevices(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            var keys: [String: DevicePublicKey] = [:]
+            for (index, (device, user)) in [("a", "u1"), ("b", "u1"), ("c", "u2")].enumerated() {
+                let (key, registration) = try StoreFixtures.registration()
+                _ = try await store.putDevice(
+                    appID: "alpha", deviceID: device, apnsToken: StoreFixtures.token(10 + index), environment: .sandbox,
+                    registration: registration, userID: user, now: now)
+                keys[device] = key
+            }
+            _ = try await store.putDevice(
+                appID: "beta", deviceID: "x", apnsToken: StoreFixtures.token(20), environment: .sandbox,
+                registration: StoreFixtures.registration().1, userID: "u1", now: now)
+            #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "b", reason: "Unregistered", at: now))
+            let queued = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["a": keys["a"]!, "c": keys["c"]!]))
+
+            #expect(try await store.removeDevices(appID: "alpha", userID: "u1", now: now) == ["a", "b"])
+            #expect(try await store.device(appID: "alpha", deviceID: "a") == nil)
+            #expect(try await store.device(appID: "alpha", deviceID: "b") == nil)
+            #expect(try await store.device(appID: "alpha", deviceID: "c") != nil)
+            #expect(try await store.device(appID: "beta", deviceID: "x") != nil)
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: queued.id))
+            #expect(status.deliveries.map(\.state) == [.unregistered, .queued])
+            #expect(status.deliveries.first?.reason == "DeviceRemoved")
+            #expect(try await store.removeDevices(appID: "alpha", userID: "u1", now: now).isEmpty)
         }
     }
 

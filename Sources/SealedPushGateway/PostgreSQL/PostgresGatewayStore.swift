@@ -282,6 +282,21 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func removeDevices(appID: String, userID: String, now: Date) async throws -> [String] {
+        try await transaction("removing the devices of user '\(userID)'") { connection, logger in
+            let rows = try await connection.query(
+                "DELETE FROM devices WHERE app_id = \(appID) AND user_id = \(userID) RETURNING device_id",
+                logger: logger)
+            var ids: [String] = []
+            for try await id in rows.decode(String.self) { ids.append(id) }
+            for id in ids {
+                try await Self.endOpenJobs(
+                    appID: appID, deviceID: id, reason: "DeviceRemoved", now: Millis.from(now), connection, logger)
+            }
+            return ids.sorted()
+        }
+    }
+
     public func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
         let at = Millis.from(at)
         return try await transaction("unregistering device '\(deviceID)'") { connection, logger in

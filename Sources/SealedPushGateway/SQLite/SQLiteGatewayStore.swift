@@ -229,6 +229,19 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func removeDevices(appID: String, userID: String, now: Date) async throws -> [String] {
+        try await write("removing the devices of user '\(userID)'") { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT device_id FROM devices WHERE app_id = ? AND user_id = ? ORDER BY device_id",
+                arguments: [appID, userID])
+            for id in ids {
+                try db.execute(sql: "DELETE FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, id])
+                try Self.endOpenJobs(appID: appID, deviceID: id, reason: "DeviceRemoved", now: now, db)
+            }
+            return ids
+        }
+    }
+
     public func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
         try await write("unregistering device '\(deviceID)'") { db in
             try db.execute(

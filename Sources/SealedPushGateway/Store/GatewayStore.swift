@@ -86,6 +86,10 @@ public protocol GatewayStore: Sendable {
     /// - Returns: False when the app has no such device.
     func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool
 
+    /// Removes every device of a user (whatever its state), as ``removeDevice(appID:deviceID:now:)`` does each.
+    /// - Returns: The ids of the devices removed, sorted (empty when the user has none in this app).
+    func removeDevices(appID: String, userID: String, now: Date) async throws -> [String]
+
     /// Marks a device unregistered (no more sends); its waiting and claimed jobs end `unregistered`.
     /// - Returns: False when the app has no such device.
     func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool

@@ -87,6 +87,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         router.delete("/v1/apps/:appId/devices/:deviceId") { request, context in
             await self.answer { try await self.deleteDevice(request, context) }
         }
+        router.delete("/v1/apps/:appId/users/:userId") { request, context in
+            await self.answer { try await self.deleteUser(request, context) }
+        }
         router.post("/v1/apps/:appId/notifications") { request, context in
             await self.answer { try await self.sendNotification(request, context) }
         }
@@ -99,6 +102,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         router.add(
             middleware: MethodNotAllowedMiddleware(routes: [
                 ("/v1/apps/:appId/devices/:deviceId", [.put, .get, .delete]),
+                ("/v1/apps/:appId/users/:userId", [.delete]),
                 ("/v1/apps/:appId/notifications", [.post]),
                 ("/v1/apps/:appId/notifications/:notificationId", [.get]),
                 ("/healthz", [.get]),
@@ -166,6 +170,18 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         guard try await calls.run("removeDevice", { try await $0.removeDevice(appID: appID, deviceID: deviceID, now: now) })
         else { throw GatewayAPIError.notFound("no such device in this app") }
         return Response(status: .noContent)
+    }
+
+    /// Removes every device of a user (for example when the account is deleted); answers which, possibly none.
+    private func deleteUser(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        guard let userID = context.parameters.get("userId"), Identifier.isValid(userID) else {
+            throw GatewayAPIError.invalid(
+                "the user id in the path must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "path:userId")
+        }
+        let now = clock()
+        let removed = try await calls.run("removeDevices") { try await $0.removeDevices(appID: appID, userID: userID, now: now) }
+        return try JSONResponse.make(.ok, UserDevicesRemovedModel(userId: userID, devicesRemoved: removed))
     }
 
     private func sendNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

@@ -49,6 +49,21 @@ struct SendToUsersTests {
             let again = try await server.client.send(
                 "POST", "/v1/apps/app1/notifications", key: key, json: ["users": ["alice"], "content": ["body": "y"]])
             #expect(again.json["devices"] as? Int == 1)
+
+            // Deleting a user removes that user's devices in this app only; a second delete removes none.
+            let deleted = try await server.client.send("DELETE", "/v1/apps/app1/users/alice", key: key)
+            #expect(deleted.status == 200)
+            #expect(deleted.json["devicesRemoved"] as? [String] == ["alice-phone"])
+            #expect(try await server.client.send("GET", "/v1/apps/app1/devices/alice-phone", key: key).status == 404)
+            #expect(try await server.client.send("GET", "/v1/apps/app1/devices/alice-tablet", key: key).status == 200)
+            let again2 = try await server.client.send("DELETE", "/v1/apps/app1/users/alice", key: key)
+            #expect(again2.status == 200)
+            #expect(again2.json["devicesRemoved"] as? [String] == [])
+            // Another app's key cannot act here; the app's own users stay.
+            #expect(try await server.client.send("DELETE", "/v1/apps/app1/users/bob", key: server.keys["app2"]!).status == 403)
+            #expect(try await server.client.send("DELETE", "/v1/apps/app2/users/carol", key: key).status == 403)
+            #expect(try await server.store.device(appID: "app2", deviceID: "carol-phone") != nil)
+            #expect(try await server.client.send("DELETE", "/v1/apps/app1/users/not%20valid", key: key).status == 422)
         }
     }
 

@@ -40,6 +40,9 @@ struct SlowPingStore: GatewayStore {
     func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
         try await inner.devices(appID: appID, userIDs: userIDs)
     }
+    func removeDevices(appID: String, userID: String, now: Date) async throws -> [String] {
+        try await inner.removeDevices(appID: appID, userID: userID, now: now)
+    }
     func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
         try await inner.removeDevice(appID: appID, deviceID: deviceID, now: now)
     }
