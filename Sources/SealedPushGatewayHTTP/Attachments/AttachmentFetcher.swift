@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import SealedPushCore
+import SealedPushServer
 
 /// Fetches an attachment's bytes from a backend's URL: HTTP/1.1 over TCP or TLS on SwiftNIO, bounded in size and
 /// time (``AttachmentFetchPolicy``), into memory only.
@@ -12,11 +13,14 @@ struct AttachmentFetcher: Sendable {
     let policy: AttachmentFetchPolicy
     let budget: FetchBudget
     let group: any EventLoopGroup
+    /// Built once (it loads the trust roots), shared by every `https` fetch; nil when the policy's TLS is unusable.
+    private let sslContext: NIOSSLContext?
 
     init(policy: AttachmentFetchPolicy, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.policy = policy
         self.budget = FetchBudget(limit: policy.maxBytesInFlight)
         self.group = group
+        self.sslContext = try? NIOSSLContext(configuration: policy.tls)
     }
 
     /// Fetches `url`, at most `limit` bytes.
@@ -63,12 +67,8 @@ struct AttachmentFetcher: Sendable {
             throw unavailable("the host \(host) resolves to a loopback, private or link-local address, which this gateway does not fetch from")
         }
         let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
-        let sslContext: NIOSSLContext?
-        do {
-            sslContext = scheme == "https" ? try NIOSSLContext(configuration: policy.tls) : nil
-        } catch {
-            throw unavailable("the gateway's TLS configuration is unusable")
-        }
+        let sslContext = scheme == "https" ? self.sslContext : nil
+        if scheme == "https", sslContext == nil { throw unavailable("the gateway's TLS configuration is unusable") }
         let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(policy.timeout))
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
@@ -131,26 +131,21 @@ struct AttachmentFetcher: Sendable {
                 guard sawHead else { throw unavailable("\(host) closed the connection without answering") }
             }
         } catch let error as GatewayAPIError {
-            Self.wipe(&body)
+            Sodium.wipe(&body)
             throw error
         } catch {
-            Self.wipe(&body)
+            Sodium.wipe(&body)
             throw unavailable(
                 timedOut.isSet
                     ? "fetching from \(host) did not finish within \(policy.timeout)"
                     : "the connection to \(host) failed")
         }
         if timedOut.isSet {
-            Self.wipe(&body)
+            Sodium.wipe(&body)
             throw unavailable("fetching from \(host) did not finish within \(policy.timeout)")
         }
         guard !body.isEmpty else { throw unavailable("\(host) sent an empty body") }
         return body
-    }
-
-    static func wipe(_ bytes: inout [UInt8]) {
-        for index in bytes.indices { bytes[index] = 0 }
-        bytes = []
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

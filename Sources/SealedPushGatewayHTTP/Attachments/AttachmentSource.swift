@@ -1,5 +1,6 @@
 import Foundation
 import SealedPushCore
+import SealedPushServer
 
 /// One item of a send request's `attachments`: a file the gateway encrypts once for the notification, stores in its
 /// blob store and describes in every recipient's sealed content (`Specs/blob-v1.md` §6).
@@ -53,7 +54,7 @@ struct AttachmentSource: Sendable {
             }
             guard bytes.count <= mediaType.kind.maxSize else {
                 let count = bytes.count
-                for index in bytes.indices { bytes[index] = 0 }
+                Sodium.wipe(&bytes)
                 throw GatewayAPIError(
                     .unprocessableContent, "blobTooLarge",
                     "\(path) is \(count) bytes; a \(mediaType.kind.rawValue) attachment is at most \(mediaType.kind.maxSize)",
@@ -77,7 +78,7 @@ struct AttachmentSource: Sendable {
     mutating func wipe() {
         if case .inline(var bytes) = origin {
             origin = .inline([])
-            for index in bytes.indices { bytes[index] = 0 }
+            Sodium.wipe(&bytes)
         }
     }
 }

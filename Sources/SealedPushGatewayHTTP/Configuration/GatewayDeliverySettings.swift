@@ -226,7 +226,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                 throw GatewayConfigurationError("delivery.webhook.url is not a URL")
             }
             var secret = readingSecrets ? try Self.readSecret(webhook.secretFile) : [UInt8](repeating: 0x61, count: 16)
-            defer { for index in secret.indices { secret[index] = 0 } }
+            defer { Sodium.wipe(&secret) }
             do {
                 configuration.webhook = try UnregisteredWebhookConfiguration(url: url, secret: secret)
             } catch let error as SealedPushError {

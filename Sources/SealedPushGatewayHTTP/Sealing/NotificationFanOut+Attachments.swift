@@ -29,7 +29,7 @@ extension NotificationFanOut {
                     bytes = try await fetcher.fetch(url, limit: source.mediaType.kind.maxSize, field: field + ".url")
                 }
                 sources[index].wipe()
-                defer { AttachmentFetcher.wipe(&bytes) }
+                defer { Sodium.wipe(&bytes) }
                 let blob: StoredBlob
                 do {
                     blob = try await overflow.store.store(encryptor: BlobEncryptor(), bytes: bytes)

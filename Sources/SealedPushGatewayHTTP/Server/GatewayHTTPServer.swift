@@ -77,37 +77,32 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     // MARK: Routes
 
     func makeRouter() -> Router<BasicRequestContext> {
+        typealias Handler = @Sendable (Request, BasicRequestContext) async -> Response
+        // The one table of the API's routes: registered with the router, and the source of the 405 answers' `Allow`.
+        let routes: [(path: String, method: HTTPRequest.Method, handler: Handler)] = [
+            ("/v1/apps/:appId/devices/:deviceId", .put, { r, c in await self.answer { try await self.putDevice(r, c) } }),
+            ("/v1/apps/:appId/devices/:deviceId", .get, { r, c in await self.answer { try await self.getDevice(r, c) } }),
+            ("/v1/apps/:appId/devices/:deviceId", .delete, { r, c in await self.answer { try await self.deleteDevice(r, c) } }),
+            ("/v1/apps/:appId/users/:userId", .delete, { r, c in await self.answer { try await self.deleteUser(r, c) } }),
+            ("/v1/apps/:appId/notifications", .post, { r, c in await self.answer { try await self.sendNotification(r, c) } }),
+            ("/v1/apps/:appId/notifications/:notificationId", .get, { r, c in
+                await self.answer { try await self.getNotification(r, c) }
+            }),
+            ("/healthz", .get, { _, _ in await self.health() }),
+            ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),
+        ]
         let router = Router(context: BasicRequestContext.self)
-        router.put("/v1/apps/:appId/devices/:deviceId") { request, context in
-            await self.answer { try await self.putDevice(request, context) }
+        var allowed: [(path: String, allowed: [HTTPRequest.Method])] = []
+        for route in routes {
+            router.on(RouterPath(route.path), method: route.method, use: route.handler)
+            if let index = allowed.firstIndex(where: { $0.path == route.path }) {
+                allowed[index].allowed.append(route.method)
+            } else {
+                allowed.append((route.path, [route.method]))
+            }
         }
-        router.get("/v1/apps/:appId/devices/:deviceId") { request, context in
-            await self.answer { try await self.getDevice(request, context) }
-        }
-        router.delete("/v1/apps/:appId/devices/:deviceId") { request, context in
-            await self.answer { try await self.deleteDevice(request, context) }
-        }
-        router.delete("/v1/apps/:appId/users/:userId") { request, context in
-            await self.answer { try await self.deleteUser(request, context) }
-        }
-        router.post("/v1/apps/:appId/notifications") { request, context in
-            await self.answer { try await self.sendNotification(request, context) }
-        }
-        router.get("/v1/apps/:appId/notifications/:notificationId") { request, context in
-            await self.answer { try await self.getNotification(request, context) }
-        }
-        router.get("/healthz") { _, _ in await self.health() }
-        router.get("/metrics") { _, _ in await self.answer { try await self.renderMetrics() } }
         // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
-        router.add(
-            middleware: MethodNotAllowedMiddleware(routes: [
-                ("/v1/apps/:appId/devices/:deviceId", [.put, .get, .delete]),
-                ("/v1/apps/:appId/users/:userId", [.delete]),
-                ("/v1/apps/:appId/notifications", [.post]),
-                ("/v1/apps/:appId/notifications/:notificationId", [.get]),
-                ("/healthz", [.get]),
-                ("/metrics", [.get]),
-            ]))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: allowed))
         return router
     }
 

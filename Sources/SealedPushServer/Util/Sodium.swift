@@ -1,7 +1,7 @@
 internal import CSodium
 
 /// libsodium setup and small helpers shared by the server's primitives.
-enum Sodium {
+package enum Sodium {
     /// The result of the one `sodium_init()` call: Swift initializes a `static let` exactly once, thread-safely.
     private static let initResult: Int32 = sodium_init()
 
@@ -13,7 +13,7 @@ enum Sodium {
     }
 
     /// Overwrites the array's storage with zeros (`sodium_memzero`), keeping its length.
-    static func wipe(_ bytes: inout [UInt8]) {
+    package static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { buffer in
             if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
         }

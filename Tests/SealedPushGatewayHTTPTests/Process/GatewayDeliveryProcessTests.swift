@@ -2,9 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import SealedPushClient
 import SealedPushCore
 import SealedPushGateway
@@ -84,7 +81,7 @@ struct GatewayDeliveryProcessTests {
     @Test func serveCarriesAttachmentsFromItsOwnBlobServer() async throws {
         let setup = try await GatewayWithEmulator.start()
         defer { Task { await setup.stop() } }
-        let blobPort = try Self.freePort()
+        let blobPort = try LoopbackListener.freePort()
         var environment = setup.environment
         environment["SEALEDPUSH_GATEWAY_BLOB_DIR"] = "blobs"
         environment["SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX"] = "http://127.0.0.1:\(blobPort)/"
@@ -119,27 +116,6 @@ struct GatewayDeliveryProcessTests {
         let opened = try BlobOpener.open(blob, reference: descriptor.blob, maxPlaintextSize: descriptor.mediaType.kind.maxSize)
         #expect(opened == image)
         #expect(try await gateway.terminate() == 0)
-    }
-
-    /// A port that was free a moment ago (bound to port 0, read back, closed).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestFailure("socket failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw TestFailure("bind failed") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw TestFailure("getsockname failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `kill -9` the gateway while it is accepting and delivering 10,000 notifications, then start it again. The

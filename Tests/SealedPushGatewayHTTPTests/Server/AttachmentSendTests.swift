@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import SealedPushBlobServer
 import SealedPushClient
 import SealedPushCore
@@ -192,19 +189,8 @@ struct AttachmentSendTests {
 
     /// A fetch that gets no answer ends at the policy's deadline with `attachmentUnavailable`, not a hang.
     @Test func silentServerEndsAtTheDeadline() async throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        #expect(listen(listener, 8) == 0)  // accepts connections (the kernel's backlog), never answers
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try LoopbackListener()  // accepts connections (the kernel's backlog), never answers
+        let port = listener.port
         var policy = GatewayTestServer.loopbackFetchPolicy
         policy.timeout = .milliseconds(500)
         try await GatewayTestServer.with(.sqlite, overflowPrefix: Self.prefix, fetchPolicy: policy) { server in
@@ -219,6 +205,7 @@ struct AttachmentSendTests {
             #expect(answer.text.contains("did not finish"))
             #expect(elapsed < .seconds(10))
         }
+        withExtendedLifetime(listener) {}  // listening until the fetch has timed out
     }
 }
 
