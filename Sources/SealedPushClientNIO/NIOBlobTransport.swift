@@ -12,7 +12,7 @@ import SealedPushCore
 /// The body is read only as fast as `receive` takes it: the connection's inbound stream stops reading the socket
 /// when a few buffers wait, so a 50 MB video held back by a slow disk costs a few socket buffers, not 50 MB.
 /// Like ``URLSessionBlobTransport`` it counts the bytes itself and never trusts `Content-Length`, and it ends the
-/// download as soon as it must: more than `expectedBytes` arrived (`blobTooLarge`), the connection ended short
+/// download as soon as it must: more than `expectedBytes` arrived (`blobTrailingData`, after the bytes up to the end went to `receive`), the connection ended short
 /// (`blobTruncated`), a status other than `200` or a failed connection (`blobUnavailable`), the deadline
 /// (`deadlineExceeded`, connecting included), cancellation (`CancellationError`), or `receive` threw (that error).
 /// Messages name the host, never the URL's path (a blob's name is its capability).
@@ -148,17 +148,23 @@ public struct NIOBlobTransport: BlobTransport {
                 }
                 sawHead = true
             case .body(let buffer):
-                received += buffer.readableBytes
-                guard received <= expectedBytes else {
-                    throw SealedPushError(
-                        .blobTooLarge,
-                        "\(host) sent more than the blob's \(expectedBytes) bytes (Content-Length is not trusted)")
-                }
+                // Only the bytes up to the blob's end go to `receive`, so a chunk that fails there is reported
+                // first; a byte past the end is `blobTrailingData` (Specs/blob-v1.md §5), whatever the split.
+                let room = expectedBytes - received
+                let taken = min(room, buffer.readableBytes)
+                received += taken
                 do {
-                    try buffer.withUnsafeReadableBytes { try receive($0) }
+                    if taken > 0 {
+                        try buffer.withUnsafeReadableBytes { try receive(UnsafeRawBufferPointer(rebasing: $0.prefix(taken))) }
+                    }
                 } catch {
                     ending.receiveFailed = true
                     throw error
+                }
+                guard taken == buffer.readableBytes else {
+                    throw SealedPushError(
+                        .blobTrailingData,
+                        "\(host) sent more than the blob's \(expectedBytes) bytes (Content-Length is not trusted)")
                 }
             case .end:
                 guard received == expectedBytes else {

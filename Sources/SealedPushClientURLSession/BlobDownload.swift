@@ -88,17 +88,23 @@ final class BlobDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let failure: (any Error)? = lock.withLock {
             guard !finished, let receive else { return nil }
-            receivedBytes += data.count
-            guard receivedBytes <= expectedBytes else {
-                return SealedPushError(
-                    .blobTooLarge, "\(host) sent more than the blob's \(expectedBytes) bytes (Content-Length is not trusted)")
-            }
+            // Only the bytes up to the blob's end go to `receive`, so a chunk that fails there is reported first; a
+            // byte past the end is `blobTrailingData` (Specs/blob-v1.md §5), whatever the split.
+            let taken = min(expectedBytes - receivedBytes, data.count)
+            receivedBytes += taken
             do {
-                try data.withUnsafeBytes { try receive($0) }
-                return nil
+                if taken > 0 {
+                    try data.withUnsafeBytes { try receive(UnsafeRawBufferPointer(rebasing: $0.prefix(taken))) }
+                }
             } catch {
                 return error
             }
+            guard taken == data.count else {
+                return SealedPushError(
+                    .blobTrailingData,
+                    "\(host) sent more than the blob's \(expectedBytes) bytes (Content-Length is not trusted)")
+            }
+            return nil
         }
         if let failure { fail(failure) }
     }

@@ -13,7 +13,7 @@ import SealedPushCore
 /// so a body arriving faster than `receive` takes it is held in memory: use `NIOBlobTransport`
 /// (`SealedPushClientNIO`) there. It counts the bytes itself and never
 /// trusts `Content-Length`, and it cancels the data task as soon as the download must end: more than
-/// `expectedBytes` arrived (`blobTooLarge`), the deadline passed (`deadlineExceeded`), the calling task was
+/// `expectedBytes` arrived (`blobTrailingData`, after the bytes up to the end went to `receive`), the deadline passed (`deadlineExceeded`), the calling task was
 /// cancelled (`CancellationError`), or `receive` threw (that error).
 ///
 /// ```swift

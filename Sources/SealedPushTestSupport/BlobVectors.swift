@@ -92,6 +92,22 @@ public struct BlobVectorFile: Codable, Sendable {
         }
     }
 
+    /// A content's `attachments` array as JSON text and what a receiver makes of each element (§6):
+    /// `"ok"` (the descriptor parses) or the error code the element is skipped with.
+    public struct DescriptorCase: Codable, Sendable {
+        public var name: String
+        /// The JSON text of the `attachments` array (text, so numbers such as `1e300` or `1.0` stay as written).
+        public var attachments: String
+        /// One entry per element, in order.
+        public var expected: [String]
+
+        public init(name: String, attachments: String, expected: [String]) {
+            self.name = name
+            self.attachments = attachments
+            self.expected = expected
+        }
+    }
+
     /// Seals plaintext `p_i` of chunk `i` with the given last flag under the base vector's payload key.
     public typealias Reseal = (_ base: Positive, _ chunk: Int, _ last: Bool, _ plaintext: [UInt8]) throws -> [UInt8]
 
@@ -102,8 +118,10 @@ public struct BlobVectorFile: Codable, Sendable {
     public var plaintextRule: String
     public var positive: [Positive]
     public var negative: [Negative]
+    /// Descriptor parsing cases (§6.1–6.3): size limits, name length in bytes, the attachment count.
+    public var descriptors: [DescriptorCase]
 
-    public init(generator: String, positive: [Positive], negative: [Negative]) {
+    public init(generator: String, positive: [Positive], negative: [Negative], descriptors: [DescriptorCase] = []) {
         self.version = 1
         self.generator = generator
         self.chunkSize = BlobFormat.chunkSize
@@ -111,6 +129,7 @@ public struct BlobVectorFile: Codable, Sendable {
         self.plaintextRule = "byte i of the plaintext is i mod 251"
         self.positive = positive
         self.negative = negative
+        self.descriptors = descriptors
     }
 
     /// The first `size` bytes of the plaintext rule: byte `i` is `i mod 251`.

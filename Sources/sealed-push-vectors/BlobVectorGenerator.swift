@@ -108,14 +108,58 @@ enum BlobVectorGenerator {
 
         let file = BlobVectorFile(
             generator: "swift run sealed-push-vectors blob Specs/vectors/blob-v1.json", positive: positives,
-            negative: negatives)
+            negative: negatives, descriptors: descriptorCases())
         try file.encoded().write(to: URL(fileURLWithPath: outPath), options: .atomic)
-        print("wrote \(positives.count) positive and \(negatives.count) negative blob vectors to \(outPath)")
+        print(
+            "wrote \(positives.count) positive, \(negatives.count) negative and \(file.descriptors.count) descriptor blob "
+                + "vectors to \(outPath)")
         // The test targets read a copy bundled with SealedPushTestSupport; keep it identical (a test checks).
         let copy = "Sources/SealedPushTestSupport/Vectors/blob-v1.json"
         if FileManager.default.fileExists(atPath: "Sources/SealedPushTestSupport/Vectors") {
             try file.encoded().write(to: URL(fileURLWithPath: copy), options: .atomic)
             print("wrote the test copy \(copy)")
         }
+    }
+
+    /// Descriptor cases, each expected result stated from `Specs/blob-v1.md` §6 (not computed by a parser).
+    static func descriptorCases() -> [BlobVectorFile.DescriptorCase] {
+        let keyText = Base64URL.encode(key(9))
+        func element(_ type: String = "image/jpeg", size: String = "1000", name: String? = nil, url: String? = nil) -> String {
+            var text = "{\"url\":\"\(url ?? "https://blobs.example.com/AAAAAAAAAAAAAAAAAAAAAA")\",\"key\":\"\(keyText)\","
+            text += "\"size\":\(size),\"type\":\"\(type)\""
+            if let name { text += ",\"name\":\"\(name)\"" }
+            return text + "}"
+        }
+        func list(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
+        let ok = "ok"
+        let malformed = SealedPushError.Code.malformedAttachment.name
+        let tooLarge = SealedPushError.Code.blobTooLarge.name
+        let euro = String(repeating: "\u{20AC}", count: 85)  // 85 three-byte characters: 255 bytes
+        return [
+            .init(name: "valid-image", attachments: list([element()]), expected: [ok]),
+            .init(name: "size-one-point-zero", attachments: list([element(size: "1.0")]), expected: [ok]),
+            .init(name: "size-fraction", attachments: list([element(size: "1.5")]), expected: [malformed]),
+            .init(name: "size-negative", attachments: list([element(size: "-1")]), expected: [malformed]),
+            .init(name: "size-string", attachments: list([element(size: "\"1000\"")]), expected: [malformed]),
+            .init(name: "image-at-cap", attachments: list([element(size: "10000000")]), expected: [ok]),
+            .init(name: "image-over-cap", attachments: list([element(size: "10000001")]), expected: [tooLarge]),
+            .init(name: "video-over-format-limit", attachments: list([element("video/mp4", size: "4294967297")]), expected: [tooLarge]),
+            .init(name: "size-huge-exponent", attachments: list([element("video/mp4", size: "1e300")]), expected: [tooLarge]),
+            .init(
+                name: "over-cap-with-bad-url-is-malformed",
+                attachments: list([element(size: "10000001", url: "ftp://blobs.example.com/x")]), expected: [malformed]),
+            .init(name: "name-255-ascii-bytes", attachments: list([element(name: String(repeating: "a", count: 255))]), expected: [ok]),
+            .init(name: "name-256-ascii-bytes", attachments: list([element(name: String(repeating: "a", count: 256))]), expected: [malformed]),
+            .init(name: "name-255-utf8-bytes", attachments: list([element(name: euro)]), expected: [ok]),
+            .init(name: "name-256-utf8-bytes", attachments: list([element(name: euro + "a")]), expected: [malformed]),
+            .init(name: "unsupported-type", attachments: list([element("image/webp")]), expected: [malformed]),
+            .init(name: "eight-attachments", attachments: list(Array(repeating: element(), count: 8)), expected: Array(repeating: ok, count: 8)),
+            .init(
+                name: "nine-attachments", attachments: list(Array(repeating: element(), count: 9)),
+                expected: Array(repeating: ok, count: 8) + [malformed]),
+            .init(
+                name: "ten-with-a-bad-one", attachments: list([element(size: "-1")] + Array(repeating: element(), count: 9)),
+                expected: [malformed] + Array(repeating: ok, count: 7) + [malformed, malformed]),
+        ]
     }
 }

@@ -33,6 +33,21 @@ struct AttachOptions: ParsableArguments {
         if !attachType.isEmpty, attachType.count != attach.count {
             throw ValidationError("give one --attach-type per --attach (\(attach.count)), or none")
         }
+        if attach.count > BlobFormat.maxAttachments {
+            throw ValidationError(
+                "\(attach.count) --attach given; a notification carries at most \(BlobFormat.maxAttachments) attachments "
+                    + "(Specs/blob-v1.md §6.2)")
+        }
+        if let blobURL {
+            // Checked before anything is stored: a refused URL must not leave an orphan blob behind.
+            do {
+                _ = try BlobReference(
+                    url: blobURL + String(repeating: "A", count: 22), key: [UInt8](repeating: 0, count: BlobFormat.keyLength),
+                    size: 0)
+            } catch let error as SealedPushError {
+                throw ValidationError("--blob-url \(blobURL): \(error.message)")
+            }
+        }
     }
 
     /// The blob store and URL prefix, when configured.
@@ -44,8 +59,22 @@ struct AttachOptions: ParsableArguments {
     }
 
     /// Encrypts every attached file into the store and returns their descriptors, printing progress to stderr.
-    func attachments(store: FileSystemBlobStore, urlPrefix: String) async throws -> [JSONValue] {
-        var descriptors: [JSONValue] = []
+    ///
+    /// Every file's media type, size and name, and the total count, are checked before the first blob is stored;
+    /// if storing fails part way, the blobs already stored are deleted (no orphans, `Specs/blob-v1.md` §7).
+    /// - Parameters:
+    ///   - store: Where the encrypted blobs go.
+    ///   - urlPrefix: The URL prefix devices fetch them from.
+    ///   - existing: How many attachments the content already carries (the limit counts them too).
+    /// - Returns: One descriptor per `--attach`, in order.
+    func attachments(store: FileSystemBlobStore, urlPrefix: String, existing: Int = 0) async throws -> [JSONValue] {
+        guard existing + attach.count <= BlobFormat.maxAttachments else {
+            throw SealedPushError(
+                .invalidArgument,
+                "the content has \(existing) attachments and \(attach.count) --attach; a notification carries at most "
+                    + "\(BlobFormat.maxAttachments) (Specs/blob-v1.md §6.2)")
+        }
+        var planned: [(path: String, mediaType: AttachmentMediaType, source: BlobSourceFile)] = []
         for (index, path) in attach.enumerated() {
             let url = URL(fileURLWithPath: path)
             let mediaType: AttachmentMediaType
@@ -71,12 +100,30 @@ struct AttachOptions: ParsableArguments {
                     "\(url.lastPathComponent) is \(source.size) bytes; a \(mediaType.kind.rawValue) attachment is at most "
                         + "\(mediaType.kind.maxSize) bytes")
             }
-            CLIIO.writeStderr("encrypting \(url.lastPathComponent) (\(source.size) bytes, \(mediaType.mimeType))…\n")
-            let stored = try await store.store(encryptor: BlobEncryptor()) { try source.read(into: $0) }
-            let descriptor = try stored.encrypted.attachment(
-                url: urlPrefix + stored.name.text, mediaType: mediaType, name: url.lastPathComponent)
-            CLIIO.writeStderr("  → blob \(stored.name.text) (\(stored.encrypted.ciphertextSize) bytes)\n")
-            descriptors.append(descriptor.jsonValue)
+            guard url.lastPathComponent.utf8.count <= AttachmentDescriptor.maxNameLength else {
+                throw SealedPushError(
+                    .invalidArgument,
+                    "the file name of --attach \(index + 1) is \(url.lastPathComponent.utf8.count) bytes; an attachment "
+                        + "name is at most \(AttachmentDescriptor.maxNameLength) bytes of UTF-8")
+            }
+            planned.append((path, mediaType, source))
+        }
+        var descriptors: [JSONValue] = []
+        var storedNames: [BlobName] = []
+        do {
+            for (path, mediaType, source) in planned {
+                let url = URL(fileURLWithPath: path)
+                CLIIO.writeStderr("encrypting \(url.lastPathComponent) (\(source.size) bytes, \(mediaType.mimeType))…\n")
+                let stored = try await store.store(encryptor: BlobEncryptor()) { try source.read(into: $0) }
+                storedNames.append(stored.name)
+                let descriptor = try stored.encrypted.attachment(
+                    url: urlPrefix + stored.name.text, mediaType: mediaType, name: url.lastPathComponent)
+                CLIIO.writeStderr("  → blob \(stored.name.text) (\(stored.encrypted.ciphertextSize) bytes)\n")
+                descriptors.append(descriptor.jsonValue)
+            }
+        } catch {
+            for name in storedNames { _ = try? await store.delete(name) }
+            throw error
         }
         return descriptors
     }

@@ -33,7 +33,8 @@ struct SealCommand: AsyncParsableCommand {
             var content = try seal.notificationContent()
             let sealed: SealedNotification
             if let (store, prefix) = try blobs.store() {
-                let attached = try await blobs.attachments(store: store, urlPrefix: prefix)
+                let attached = try await blobs.attachments(
+                    store: store, urlPrefix: prefix, existing: content.attachments?.count ?? 0)
                 if !attached.isEmpty { content.attachments = (content.attachments ?? []) + attached }
                 // Content over the budget goes by reference automatically.
                 let overflow = try OverflowSealer(sealer: sealer, store: store, urlPrefix: prefix)

@@ -141,11 +141,10 @@ def read(blob, blob_key, size, max_size, split):
 
 
 def splits(length, seed):
-    """Whole; one byte at a time for short blobs; random pieces; pieces around chunk boundaries."""
+    """Whole; one byte at a time; random pieces; pieces of exactly one sealed chunk (section 5: the same result)."""
     rng = random.Random(seed)
     result = [[]]
-    if length <= 400:
-        result.append([1] * length)
+    result.append([1] * length)
     pieces, left = [], length
     while left > 0:
         take = min(left, rng.choice([1, 2, 7, 16, 17, 100, 4096, C - 1, C + 15, C + 17, 3 * C]))
@@ -185,6 +184,62 @@ def apply_edits(blob, edits, base):
         else:
             raise ValueError("unknown edit " + op)
     return bytes(blob)
+
+
+# ---- section 6: descriptors
+MAX_ATTACHMENTS = 8
+CAPS = {"image": 10_000_000, "audio": 5_000_000, "video": 50_000_000}
+KINDS = {
+    "image/jpeg": "image", "image/png": "image", "image/gif": "image",
+    "audio/mpeg": "audio", "audio/mp4": "audio", "audio/x-m4a": "audio", "audio/m4a": "audio",
+    "audio/wav": "audio", "audio/x-wav": "audio", "audio/wave": "audio", "audio/aiff": "audio", "audio/x-aiff": "audio",
+    "video/mp4": "video", "video/x-m4v": "video", "video/quicktime": "video", "video/mpeg": "video",
+    "video/x-msvideo": "video", "video/avi": "video",
+}
+B64URL = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def valid_url(url):
+    b = url.encode()
+    if not (1 <= len(b) <= 2048) or any(c < 0x21 or c > 0x7E for c in b):
+        return False
+    low = url[:8].lower()
+    n = 8 if low.startswith("https://") else 7 if low.startswith("http://") else 0
+    return n > 0 and len(b) > n and url[n] not in "/?#"
+
+
+def valid_key(text):
+    import base64
+    if not isinstance(text, str) or len(text) != 43 or not set(text.encode()) <= B64URL:
+        return False
+    raw = base64.urlsafe_b64decode(text + "=")
+    return len(raw) == 32 and base64.urlsafe_b64encode(raw).decode().rstrip("=") == text
+
+
+def parse_descriptor(d):
+    """One element of `attachments` (6.2): 'ok' or the code it is skipped with. malformedAttachment wins."""
+    if not isinstance(d, dict) or not isinstance(d.get("url"), str):
+        return "malformedContent"
+    kind = KINDS.get(d.get("type").lower()) if isinstance(d.get("type"), str) else None
+    if kind is None:
+        return "malformedAttachment"
+    if "name" in d and (not isinstance(d["name"], str) or not (1 <= len(d["name"].encode()) <= 255)):
+        return "malformedAttachment"
+    size = d.get("size")
+    if isinstance(size, bool) or not isinstance(size, (int, float)):
+        return "malformedAttachment"
+    if isinstance(size, float) and (size != size or size in (float("inf"), float("-inf")) or size != int(size)):
+        return "malformedAttachment"
+    if size < 0 or not valid_key(d.get("key")) or not valid_url(d["url"]):
+        return "malformedAttachment"
+    if size > MAX_SIZE or size > CAPS[kind]:
+        return "blobTooLarge"
+    return "ok"
+
+
+def parse_attachments(text):
+    elements = json.loads(text)
+    return [parse_descriptor(e) if i < MAX_ATTACHMENTS else "malformedAttachment" for i, e in enumerate(elements)]
 
 
 def main():
@@ -227,6 +282,10 @@ def main():
                 check(False, v["name"] + ": read succeeded, expected " + v["expectedError"])
             except BlobError as error:
                 check(error.code == v["expectedError"], v["name"] + ": got " + error.code + ", expected " + v["expectedError"])
+    for v in vectors.get("descriptors", []):
+        got = parse_attachments(v["attachments"])
+        check(got == v["expected"], v["name"] + ": got " + str(got) + ", expected " + str(v["expected"]))
+    check(len(vectors.get("descriptors", [])) > 0, "descriptor cases present")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

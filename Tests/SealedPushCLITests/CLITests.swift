@@ -321,4 +321,35 @@ import Testing
                                "--attachments-dir", "received"], stdin: "not json")
         #expect(garbage.stderr.hasPrefix("error: malformedPayload:"), "\(garbage.stderr)")
     }
+
+    /// Regression (outside review): `seal --blob-url ftp://…` stored the blob before refusing the URL, an orphan; a
+    /// ninth attachment, a too-large file or a bad media type must likewise leave nothing in the blob directory.
+    @Test func refusedAttachmentsLeaveNoBlobBehind() throws {
+        _ = try run(["keygen", "--out", "server.key"])
+        let registration = try run(["device", "init", "--keyring", "ring"])
+        let devicePublic = try #require(
+            try JSONSerialization.jsonObject(with: Data(registration.stdout.utf8)) as? [String: Any])["publicKey"] as? String
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path("a.jpg")))
+        try Data(count: 5_000_001).write(to: URL(fileURLWithPath: path("big.mp3")))
+        let base = [
+            "seal", "--server-key", "server.key", "--device-public", try #require(devicePublic), "--topic", "t.example",
+            "--body", "hi", "--blob-dir", path("blobs"),
+        ]
+        let cases: [(name: String, arguments: [String], message: String)] = [
+            ("ftp URL", ["--blob-url", "ftp://blobs.example.com/", "--attach", "a.jpg"], "https:// or http://"),
+            ("nine attachments", ["--blob-url", "https://b.example.com/"] + Array(repeating: ["--attach", "a.jpg"], count: 9).flatMap { $0 }, "at most 8"),
+            ("audio over its cap after a good image", ["--blob-url", "https://b.example.com/", "--attach", "a.jpg", "--attach", "big.mp3"], "5000000"),
+            ("unknown type after a good image", ["--blob-url", "https://b.example.com/", "--attach", "a.jpg", "--attach", "a.jpg", "--attach-type", "image/jpeg", "--attach-type", "image/webp"], "unsupported media type"),
+        ]
+        for (name, arguments, message) in cases {
+            let result = try run(base + arguments)
+            #expect(result.status != 0, "\(name) was accepted")
+            #expect(result.stderr.contains(message), "\(name): \(result.stderr)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: path("blobs"))) ?? []
+            #expect(left.filter { !$0.hasPrefix(".") }.isEmpty, "\(name) left \(left)")
+        }
+        // Eight is the limit, and it is accepted.
+        let eight = try run(base + ["--blob-url", "https://b.example.com/"] + Array(repeating: ["--attach", "a.jpg"], count: 8).flatMap { $0 })
+        #expect(eight.status == 0, "\(eight.stderr)")
+    }
 }

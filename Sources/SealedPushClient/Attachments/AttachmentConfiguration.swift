@@ -6,14 +6,15 @@ import Foundation
 import SealedPushCore
 
 /// How ``NotificationServiceStep`` fetches attachments and content sent by reference (`Specs/blob-v1.md`).
+///
+/// Every one of the first 8 attachments (``BlobFormat/maxAttachments``) is tried, in the sender's order, as the spec
+/// requires; elements past the 8th are skipped with `malformedAttachment`.
 public struct AttachmentConfiguration: Sendable {
     /// Downloads blobs (`URLSessionBlobTransport` from `SealedPushClientURLSession` in an app extension).
     public var transport: any BlobTransport
     /// Where decrypted files are written (a folder in the app group container). It must exist; files are created
     /// 0600 and named by the step, never by the sender.
     public var directory: URL
-    /// The most attachments fetched per notification (the first ones, in the sender's order). Default 4.
-    public var maxAttachments: Int
     /// Whether content sent by reference (`content-ref`) is fetched. Default true.
     public var fetchesContentReferences: Bool
     /// The largest content fetched by reference, in bytes. Default 65,536 (`Specs/blob-v1.md` §6.4).
@@ -26,17 +27,15 @@ public struct AttachmentConfiguration: Sendable {
     /// - Parameters:
     ///   - transport: Downloads blobs.
     ///   - directory: Where decrypted files go (must exist).
-    ///   - maxAttachments: The most attachments fetched per notification.
     ///   - fetchesContentReferences: Whether `content-ref` is followed.
     ///   - contentReferenceCap: The largest content fetched by reference.
     ///   - deliveryMargin: Time kept before the step's deadline for delivery.
     public init(
-        transport: any BlobTransport, directory: URL, maxAttachments: Int = 4, fetchesContentReferences: Bool = true,
+        transport: any BlobTransport, directory: URL, fetchesContentReferences: Bool = true,
         contentReferenceCap: Int = BlobReference.defaultContentCap, deliveryMargin: Duration = .seconds(1)
     ) {
         self.transport = transport
         self.directory = directory
-        self.maxAttachments = max(0, maxAttachments)
         self.fetchesContentReferences = fetchesContentReferences
         self.contentReferenceCap = contentReferenceCap
         self.deliveryMargin = deliveryMargin

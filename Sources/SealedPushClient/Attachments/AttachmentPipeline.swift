@@ -24,7 +24,7 @@ struct AttachmentPipeline: Sendable {
 
     /// The attachment indexes a run will try, for reporting what did not arrive when time runs out first.
     func plannedIndexes(for content: NotificationContent) -> [Int] {
-        Array((content.attachments ?? []).indices.prefix(configuration.maxAttachments))
+        Array((content.attachments ?? []).indices.prefix(BlobFormat.maxAttachments))
     }
 
     func run(_ opened: NotificationContent, deadline: ContinuousClock.Instant) async -> Outcome {
@@ -40,12 +40,6 @@ struct AttachmentPipeline: Sendable {
         let parsed = AttachmentDescriptor.parseAll(outcome.content.attachments ?? [])
         for (index, result) in parsed.enumerated() {
             if Task.isCancelled { break }
-            guard index < configuration.maxAttachments else {
-                outcome.failures.append(AttachmentFailure(
-                    index: index, code: .invalidArgument,
-                    message: "only the first \(configuration.maxAttachments) attachments are fetched"))
-                continue
-            }
             let descriptor: AttachmentDescriptor
             switch result {
             case .failure(let error):
@@ -133,7 +127,8 @@ private final class ByteSink: @unchecked Sendable {
     func append(_ bytes: UnsafeRawBufferPointer, limit: Int) throws {
         try lock.withLock {
             guard stored.count + bytes.count <= limit else {
-                throw SealedPushError(.blobTooLarge, "the content reference sent more than its \(limit) bytes")
+                throw SealedPushError(
+                    .blobTrailingData, "the content reference sent more than its \(limit) bytes (Specs/blob-v1.md §5)")
             }
             stored.append(contentsOf: bytes)
         }

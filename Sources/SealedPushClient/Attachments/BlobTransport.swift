@@ -14,8 +14,10 @@ import SealedPushCore
 /// Contract for implementations:
 /// - GET `url` and hand every body byte to `receive` as it arrives, in order, in pieces of any size; `receive`
 ///   verifies and writes (``BlobFileOpener``) and throws to stop the download.
-/// - Never trust `Content-Length`: stop with `blobTooLarge` as soon as more than `expectedBytes` body bytes
-///   arrived, and with `blobTruncated` when the body ends short.
+/// - Never trust `Content-Length`: when more than `expectedBytes` body bytes arrive, hand `receive` the bytes up
+///   to `expectedBytes` first (so a chunk that fails there is reported as such), then stop with
+///   `blobTrailingData`; stop with `blobTruncated` when the body ends short. The result never depends on how the
+///   body was split into reads (`Specs/blob-v1.md` §5).
 /// - Stop by `deadline` with `deadlineExceeded`, and promptly when the calling task is cancelled (the extension's
 ///   expiry), throwing `CancellationError`.
 /// - Report an HTTP status other than 200, a connection failure or a reset as `blobUnavailable`, naming the status
@@ -28,7 +30,7 @@ public protocol BlobTransport: Sendable {
     ///   - expectedBytes: The blob's exact size, from the descriptor's plaintext size (`Specs/blob-v1.md` §3).
     ///   - deadline: When the download must have ended.
     ///   - receive: Takes each piece of the body as it arrives; throws to abort.
-    /// - Throws: `SealedPushError` with `blobUnavailable`, `blobTooLarge`, `blobTruncated`, `deadlineExceeded`, or
+    /// - Throws: `SealedPushError` with `blobUnavailable`, `blobTrailingData`, `blobTruncated`, `deadlineExceeded`, or
     ///   what `receive` throws; `CancellationError` when the task is cancelled.
     func download(
         from url: URL, expectedBytes: Int, deadline: ContinuousClock.Instant,

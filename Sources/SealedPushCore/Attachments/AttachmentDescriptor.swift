@@ -117,12 +117,19 @@ public struct AttachmentDescriptor: Sendable, Hashable, CustomStringConvertible,
     }
 
     /// Parses every element of an `attachments` array, keeping each element's own result so one bad descriptor
-    /// skips only itself.
+    /// skips only itself. Elements past the 8th (``BlobFormat/maxAttachments``) are skipped with
+    /// `malformedAttachment` (`Specs/blob-v1.md` §6.2).
     ///
     /// - Parameter elements: The array's elements, in order.
     /// - Returns: One result per element, in the same order.
     public static func parseAll(_ elements: [JSONValue]) -> [Result<AttachmentDescriptor, SealedPushError>] {
-        elements.map { element in
+        elements.enumerated().map { index, element in
+            guard index < BlobFormat.maxAttachments else {
+                return .failure(
+                    SealedPushError(
+                        .malformedAttachment,
+                        "attachment \(index + 1) is past the limit of \(BlobFormat.maxAttachments) (Specs/blob-v1.md §6.2)"))
+            }
             do {
                 return .success(try AttachmentDescriptor(parsing: element))
             } catch let error as SealedPushError {

@@ -43,8 +43,9 @@ public struct BlobReference: Sendable, Hashable, CustomStringConvertible, Custom
     ///   - value: The JSON object.
     ///   - maxSize: The cap for this use (for example an attachment kind's cap, or 64 KiB for content).
     /// - Returns: The reference.
-    /// - Throws: `malformedAttachment` for a missing or mistyped member or a broken rule; `blobTooLarge` for a size
-    ///   over `maxSize` (checked last, so a reference over the cap is otherwise well-formed).
+    /// - Throws: `malformedAttachment` for a missing or mistyped member or a broken rule; `blobTooLarge` for an
+    ///   integer size over `maxSize` or over ``BlobFormat/maxPlaintextSize`` (checked last: a reference with any
+    ///   other defect is `malformedAttachment`, whatever its size — `Specs/blob-v1.md` §6.1).
     public init(parsing value: JSONValue, maxSize: Int = BlobFormat.maxPlaintextSize) throws {
         guard let members = value.objectValue else {
             throw SealedPushError(.malformedAttachment, "a blob reference must be a JSON object")
@@ -60,16 +61,17 @@ public struct BlobReference: Sendable, Hashable, CustomStringConvertible, Custom
         else {
             throw SealedPushError(.malformedAttachment, "a blob reference's \"key\" must be 32 bytes of canonical base64url (43 characters)")
         }
-        guard case .number(let number) = members["size"], number == number.rounded(), number >= 0,
-            number <= Double(BlobFormat.maxPlaintextSize)
+        guard case .number(let number) = members["size"], number.isFinite, number == number.rounded(), number >= 0
         else {
-            throw SealedPushError(
-                .malformedAttachment, "a blob reference's \"size\" must be an integer 0...\(BlobFormat.maxPlaintextSize)")
+            throw SealedPushError(.malformedAttachment, "a blob reference's \"size\" must be a non-negative integer")
+        }
+        try Self.checkURL(url)
+        let cap = min(maxSize, BlobFormat.maxPlaintextSize)
+        guard number <= Double(cap) else {
+            let shown = number < 1e18 ? "\(Int(number))" : "\(number)"
+            throw SealedPushError(.blobTooLarge, "the blob's size of \(shown) bytes is over the \(cap)-byte cap")
         }
         try self.init(url: url, key: key, size: Int(number))
-        guard size <= maxSize else {
-            throw SealedPushError(.blobTooLarge, "the blob's size of \(size) bytes is over the \(maxSize)-byte cap")
-        }
     }
 
     /// The reference as JSON members: `url`, `key` (base64url), `size`.

@@ -23,6 +23,9 @@ public enum BlobFormat {
     public static let payloadKeyInfo: [UInt8] = Array("SealedPush blob v1 payload".utf8)
     /// The largest plaintext a version 1 blob holds: 2^32 bytes.
     public static let maxPlaintextSize = 1 << 32
+    /// The most elements of a content's `attachments` (`Specs/blob-v1.md` §6.2, `MAX_ATTACHMENTS`): senders refuse a
+    /// ninth; receivers process the first 8 and skip the rest with `malformedAttachment`.
+    public static let maxAttachments = 8
 
     /// The number of chunks of a blob of `plaintextSize` bytes: `max(1, ceil(size / 65536))`.
     ///
