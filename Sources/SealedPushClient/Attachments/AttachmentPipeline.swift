@@ -6,7 +6,7 @@ import Foundation
 import SealedPushCore
 
 /// The step's later work on decrypted content: follow a content reference, then fetch and decrypt the attachments
-/// into files, each with the time that is left. Every failure is recorded per attachment and never stops the text;
+/// into files, all at once, each with the time that is left. Every failure is recorded per attachment and never stops the text;
 /// a cancelled run (the extension's expiry) deletes every file it made.
 struct AttachmentPipeline: Sendable {
     let configuration: AttachmentConfiguration
@@ -37,30 +37,51 @@ struct AttachmentPipeline: Sendable {
                 outcome.failures.append(Self.failure(index: nil, error))
             }
         }
+        // Leftovers of a run that was killed mid-download (decrypted bytes that never became a file) go first.
+        BlobFileOpener.removeAbandonedPartialFiles(in: configuration.directory)
         let parsed = AttachmentDescriptor.parseAll(outcome.content.attachments ?? [])
-        for (index, result) in parsed.enumerated() {
-            if Task.isCancelled { break }
-            let descriptor: AttachmentDescriptor
-            switch result {
-            case .failure(let error):
-                outcome.failures.append(Self.failure(index: index, error))
-                continue
-            case .success(let value):
-                descriptor = value
-            }
-            do {
-                let file = try await fetchFile(descriptor, deadline: deadline)
-                outcome.delivered.append(DeliveredAttachment(
-                    index: index, fileURL: file, mediaType: descriptor.mediaType, isThumbnail: false))
-            } catch {
-                if Task.isCancelled { break }
-                outcome.failures.append(Self.failure(index: index, error))
-                // A small image of a large video can still make it.
-                if let thumbnail = descriptor.thumbnail, let file = try? await fetchFile(thumbnail, deadline: deadline) {
-                    outcome.delivered.append(DeliveredAttachment(
-                        index: index, fileURL: file, mediaType: thumbnail.mediaType, isThumbnail: true))
+        // Every attachment downloads at once, each with the whole time left, so one stalled server cannot spend the
+        // deadline of the others (or of a video's thumbnail); results keep the sender's order.
+        var results: [Int: (delivered: DeliveredAttachment?, failure: AttachmentFailure?)] = [:]
+        await withTaskGroup(of: (Int, DeliveredAttachment?, AttachmentFailure?).self) { group in
+            for (index, result) in parsed.enumerated() {
+                let descriptor: AttachmentDescriptor
+                switch result {
+                case .failure(let error):
+                    results[index] = (nil, Self.failure(index: index, error))
+                    continue
+                case .success(let value):
+                    descriptor = value
+                }
+                group.addTask {
+                    do {
+                        let file = try await fetchFile(descriptor, deadline: deadline)
+                        return (
+                            index, DeliveredAttachment(
+                                index: index, fileURL: file, mediaType: descriptor.mediaType, isThumbnail: false), nil
+                        )
+                    } catch {
+                        let failure = Self.failure(index: index, error)
+                        if Task.isCancelled { return (index, nil, failure) }
+                        // A small image of a large video can still make it.
+                        if let thumbnail = descriptor.thumbnail,
+                            let file = try? await fetchFile(thumbnail, deadline: deadline)
+                        {
+                            return (
+                                index, DeliveredAttachment(
+                                    index: index, fileURL: file, mediaType: thumbnail.mediaType, isThumbnail: true),
+                                failure
+                            )
+                        }
+                        return (index, nil, failure)
+                    }
                 }
             }
+            for await (index, delivered, failure) in group { results[index] = (delivered, failure) }
+        }
+        for index in results.keys.sorted() {
+            if let delivered = results[index]?.delivered { outcome.delivered.append(delivered) }
+            if let failure = results[index]?.failure { outcome.failures.append(failure) }
         }
         if Task.isCancelled {
             outcome.removeFiles()

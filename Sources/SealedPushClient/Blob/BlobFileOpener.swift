@@ -74,6 +74,46 @@ public final class BlobFileOpener: @unchecked Sendable {
             throw SealedPushError(
                 .io, "cannot create a file for the attachment in \(directoryPath): \(String(cString: strerror(code)))")
         }
+        // Held until the file is renamed or deleted: a process killed mid-download (iOS ends extensions with
+        // SIGKILL) releases it, which is how ``removeAbandonedPartialFiles(in:)`` tells its leftovers from live
+        // downloads.
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
+    }
+
+    /// Deletes the partial files of downloads whose process died (a killed extension) from `directory`.
+    ///
+    /// A partial file is decrypted plaintext that never got its final name. Each ``BlobFileOpener`` holds an
+    /// exclusive `flock` on its partial file while it is open, so a file whose lock can be taken, and that is more
+    /// than a second old, belongs to no live download in any process. The notification service step calls this before
+    /// each run's attachments; an app may call it too (for example when it starts).
+    /// - Parameter directory: The attachments directory.
+    /// - Returns: How many leftover files were deleted.
+    @discardableResult
+    public static func removeAbandonedPartialFiles(in directory: URL) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        let hex = Set("0123456789abcdef".utf8)
+        var removed = 0
+        for name in names {
+            let bytes = Array(name.utf8)
+            guard bytes.count == 1 + 32 + 8, bytes.first == UInt8(ascii: "."), name.hasSuffix(".partial"),
+                bytes[1...32].allSatisfy(hex.contains)
+            else { continue }
+            let path = directory.path + "/" + name
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let changed = Double(info.st_ctimespec.tv_sec) + Double(info.st_ctimespec.tv_nsec) / 1e9
+            #else
+            let changed = Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
+            #endif
+            let now = Date().timeIntervalSince1970
+            guard now - changed >= 1, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// Starts decrypting an attachment: its key and declared size, the cap of its kind and the extension of its
@@ -130,13 +170,17 @@ public final class BlobFileOpener: @unchecked Sendable {
             try checkOpen()
             do {
                 try opener.finish()
-                let status = close(descriptor)
-                descriptor = -1
-                guard status == 0 else { throw Self.ioError("cannot close the attachment file") }
+                // Renamed while the descriptor (and its lock) is still held, so no cleanup takes it for a leftover.
                 guard rename(partialPath, finalURL.path) == 0 else {
                     throw Self.ioError("cannot move the attachment file into place")
                 }
+                let status = close(descriptor)
+                descriptor = -1
                 state = .finished
+                guard status == 0 else {
+                    unlink(finalURL.path)
+                    throw Self.ioError("cannot close the attachment file")
+                }
                 return finalURL
             } catch {
                 discard()
