@@ -17,7 +17,7 @@ done
 rm -rf "$out/classes" "$out/test-classes"
 mkdir -p "$out/classes" "$out/test-classes"
 find "$here/src/main/java" -name '*.java' > "$out/main-sources.txt"
-javac --release 11 -Xlint:all -Werror -d "$out/classes" @"$out/main-sources.txt"
+javac --release 11 -Xlint:all,-try -Werror -d "$out/classes" @"$out/main-sources.txt"
 jar --create --file "$out/sealedpush-android.jar" -C "$out/classes" .
 echo "==> $out/sealedpush-android.jar" >&2
 [ "${1:-}" = build ] && exit 0
