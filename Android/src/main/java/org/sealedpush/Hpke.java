@@ -45,7 +45,7 @@ final class Hpke {
         return out;
     }
 
-    private static byte[] concat(byte[]... parts) {
+    static byte[] concat(byte[]... parts) {
         int n = 0;
         for (byte[] p : parts) {
             n += p.length;
@@ -83,12 +83,17 @@ final class Hpke {
             throw new GeneralSecurityException("all-zero DH");
         }
         byte[] dh = concat(dh1, dh2);
-        byte[] kemContext = concat(enc, recipient.publicKey(), pkS);
-        byte[] prk = labeledExtract(KEM_SUITE, new byte[0], "eae_prk", dh);
-        byte[] shared = labeledExpand(KEM_SUITE, prk, "shared_secret", kemContext, 32);
+        byte[] shared = kemSharedSecret(dh, concat(enc, recipient.publicKey(), pkS));
         Arrays.fill(dh1, (byte) 0);
         Arrays.fill(dh2, (byte) 0);
         Arrays.fill(dh, (byte) 0);
+        return shared;
+    }
+
+    /** DHKEM's {@code ExtractAndExpand(dh, kemContext)}. */
+    static byte[] kemSharedSecret(byte[] dh, byte[] kemContext) throws GeneralSecurityException {
+        byte[] prk = labeledExtract(KEM_SUITE, new byte[0], "eae_prk", dh);
+        byte[] shared = labeledExpand(KEM_SUITE, prk, "shared_secret", kemContext, 32);
         Arrays.fill(prk, (byte) 0);
         return shared;
     }
