@@ -266,4 +266,45 @@ final class SwiftInteropTests {
         }
         assertEquals(sizes.length, checked);
     }
+
+    @Test
+    void oneKeyRingDirectoryIsSharedWithSwiftBothWays() throws Exception {
+        long now = System.currentTimeMillis() / 1000;
+        String serverPublic = run("keygen", "--out", dir.resolve("server.key").toString());
+        Path ringDir = Files.createDirectory(dir.resolve("ring"), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        FileKeyRingStore store = new FileKeyRingStore(ringDir, false);
+        store.create(now - 100);
+        // Swift rotates the ring Java wrote; Java reads Swift's ring and seals to... Swift seals to the new key.
+        run("device", "rotate", "--keyring", ringDir.toString(), "--now", Long.toString(now - 50));
+        KeyRing ring = store.read();
+        assertEquals(2, ring.keys().size());
+        assertEquals(now - 50, ring.keys().get(0).retiredAt());
+        String body = run("seal", "--server-key", dir.resolve("server.key").toString(), "--device-public",
+            X25519.publicKeyText(ring.current().publicKey()), "--topic", TOPIC, "--body", "shared");
+        Path payload = dir.resolve("payload.json");
+        Files.write(payload, body.getBytes(StandardCharsets.UTF_8));
+        // Swift opens it with the ring (and records it in replay-v1.bin) ...
+        String printed = run("open", "--keyring", ringDir.toString(), "--server-public", serverPublic, "--topic", TOPIC,
+            "--payload", payload.toString(), "--now", Long.toString(now));
+        assertTrue(printed.contains("shared"), printed);
+        // ... Java reads Swift's replay state: the very same envelope is a duplicate (same digest, file format v3) ...
+        EnvelopeOpener opener = new EnvelopeOpener(TOPIC, new FileKeyRingStore(ringDir, true),
+            Collections.singletonList(X25519.parsePublicKeyText(serverPublic)));
+        OpenedEnvelope o = opener.openBody(body.getBytes(StandardCharsets.UTF_8), now);
+        ReplayGuard guard = new ReplayGuard(ringDir, ReplayGuard.DEFAULT_CAPACITY, 600);
+        assertEquals(ReplayGuard.Outcome.DUPLICATE, guard.check(o, now + 1));
+        // ... and a Java-recorded message is refused by Swift after the window.
+        String second = run("seal", "--server-key", dir.resolve("server.key").toString(), "--device-public",
+            X25519.publicKeyText(ring.current().publicKey()), "--topic", TOPIC, "--body", "zweite-nachricht");
+        OpenedEnvelope o2 = opener.openBody(second.getBytes(StandardCharsets.UTF_8), now);
+        assertEquals(ReplayGuard.Outcome.FRESH, guard.check(o2, now));
+        Files.write(payload, second.getBytes(StandardCharsets.UTF_8));
+        Process p = new ProcessBuilder(cli.toString(), "open", "--keyring", ringDir.toString(), "--server-public", serverPublic,
+            "--topic", TOPIC, "--payload", payload.toString(), "--now", Long.toString(now + 700)).redirectErrorStream(true).start();
+        String out = new String(readAll(p.getInputStream()), StandardCharsets.UTF_8);
+        assertEquals(1, p.waitFor(), out);
+        assertTrue(out.contains("replayed"), out);
+        assertTrue(!out.contains("zweite-nachricht"), out);
+    }
 }
