@@ -4,7 +4,8 @@
 #   bash Android/build.sh            build the jar, build and run every test
 #   bash Android/build.sh build      build the jar only
 #   JUNIT_ARGS='--select-class org.sealedpush.EnvelopeVectorTests' bash Android/build.sh
-# Tests that need the Swift CLI read SEALEDPUSH_CLI (a sealed-push binary); without it they are skipped, except
+# SEALEDPUSH_FUZZ_COUNT (default 1,000,000) sets the mutation test's inputs, SEALEDPUSH_INTEROP_COUNT (default 500)
+# the notifications sealed by Swift. Tests that need the Swift CLI read SEALEDPUSH_CLI (a sealed-push binary); without it they are skipped, except
 # under CI (CI=true), where they fail.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,5 +27,6 @@ find "$here/src/test/java" -name '*.java' > "$out/test-sources.txt"
 javac --release 11 -Xlint:all,-serial -d "$out/test-classes" -cp "$out/classes:$junit" @"$out/test-sources.txt"
 # shellcheck disable=SC2086
 java -Dsealedpush.repo="$repo" -Dsealedpush.cli="${SEALEDPUSH_CLI:-}" -Dsealedpush.ci="${CI:-}" \
+    -Dsealedpush.fuzz.count="${SEALEDPUSH_FUZZ_COUNT:-1000000}" -Dsealedpush.interop.count="${SEALEDPUSH_INTEROP_COUNT:-500}" \
     -jar "$junit" --disable-banner --details=summary --details-theme=ascii \
     --class-path "$out/classes:$out/test-classes" ${JUNIT_ARGS:---scan-class-path}
