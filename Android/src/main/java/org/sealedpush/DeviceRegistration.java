@@ -6,7 +6,7 @@ import java.time.format.DateTimeFormatter;
 
 /**
  * The registration record a device sends its backend ({@code Specs/keyring-v1.md} §4), with the FCM members
- * {@code platform} and {@code token} when a token is given.
+ * {@code "platform":"fcm"} and {@code fcmToken} of {@code Specs/fcm-v1.md} §7 when a token is given.
  */
 public final class DeviceRegistration {
     private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
@@ -32,15 +32,15 @@ public final class DeviceRegistration {
 
     /** The JSON record. */
     public String toJson() {
-        StringBuilder sb = new StringBuilder("{\"version\":1,\"publicKey\":\"").append(publicKeyText())
+        StringBuilder sb = new StringBuilder("{\"version\":1,");
+        if (fcmToken != null) {
+            sb.append("\"platform\":\"fcm\",\"fcmToken\":").append(Json.canonical(fcmToken)).append(',');
+        }
+        sb.append("\"publicKey\":\"").append(publicKeyText())
             .append("\",\"keyId\":\"").append(keyIdText()).append("\",\"createdAt\":\"")
             .append(ISO.format(Instant.ofEpochSecond(createdAt))).append('"');
         if (expiresAt != null) {
             sb.append(",\"expiresAt\":\"").append(ISO.format(Instant.ofEpochSecond(expiresAt))).append('"');
-        }
-        if (fcmToken != null) {
-            sb.append(",\"platform\":\"fcm\",\"token\":");
-            sb.append(Json.canonical(fcmToken));
         }
         return sb.append('}').toString();
     }

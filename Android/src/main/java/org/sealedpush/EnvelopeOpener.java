@@ -95,7 +95,27 @@ public final class EnvelopeOpener {
         return openEnvelopeText((String) sp, now);
     }
 
-    /** Opens the base64url text of an envelope (step 3 on), e.g. the {@code sp} value of an FCM data message. */
+    /** The longest envelope's base64url text, {@code b64len(82 + 16 + 4096)} ({@code Specs/fcm-v1.md} §4 step 3a). */
+    static final int MAX_ENVELOPE_TEXT = (4 * MAX_ENVELOPE + 2) / 3;
+
+    /**
+     * Opens an FCM data message ({@code RemoteMessage.getData()}) as {@code Specs/fcm-v1.md} §4 says: {@code sp}
+     * present (else {@code malformedPayload}), its length at most 5,595 (else {@code malformedEnvelope}, before any
+     * decoding), then envelope spec steps 3 to 12. Other members are ignored.
+     */
+    public OpenedEnvelope openData(Map<String, String> data, long now) throws SealedPushException {
+        String sp = data == null ? null : data.get("sp");
+        if (sp == null) {
+            throw new SealedPushException(ErrorCode.MALFORMED_PAYLOAD, "the data message has no sp member");
+        }
+        if (sp.length() > MAX_ENVELOPE_TEXT) {
+            throw new SealedPushException(ErrorCode.MALFORMED_ENVELOPE,
+                "sp is " + sp.length() + " characters, longer than the longest envelope's " + MAX_ENVELOPE_TEXT);
+        }
+        return openEnvelopeText(sp, now);
+    }
+
+    /** Opens the base64url text of an envelope (step 3 on). */
     public OpenedEnvelope openEnvelopeText(String sp, long now) throws SealedPushException {
         byte[] envelope = Base64Url.decodeCanonical(sp);
         if (envelope == null) {

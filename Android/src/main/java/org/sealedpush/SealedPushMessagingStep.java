@@ -107,12 +107,8 @@ public final class SealedPushMessagingStep {
 
     private StepResult work(Map<String, String> data, long fetchDeadline, AtomicBoolean abandoned, List<Path> written)
         throws SealedPushException {
-        String sp = data == null ? null : data.get(ENVELOPE_KEY);
-        if (sp == null) {
-            throw new SealedPushException(ErrorCode.MALFORMED_PAYLOAD, "the data message has no sp member");
-        }
         long now = clock.getAsLong();
-        OpenedEnvelope opened = opener.openEnvelopeText(sp, now);
+        OpenedEnvelope opened = opener.openData(data, now);
         boolean duplicate = false;
         if (replayGuard != null) {
             duplicate = replayGuard.check(opened, now) == ReplayGuard.Outcome.DUPLICATE;

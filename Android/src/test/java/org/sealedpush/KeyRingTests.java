@@ -78,7 +78,9 @@ final class KeyRingTests {
         assertEquals("2027-01-15T08:00:00Z", m.get("createdAt"));
         assertEquals("2027-07-14T08:00:00Z", m.get("expiresAt"));
         assertEquals("fcm", m.get("platform"));
-        assertEquals("fcm-token-1", m.get("token"));
+        assertEquals("fcm-token-1", m.get("fcmToken"));
+        assertTrue(json.startsWith("{\"version\":1,\"platform\":\"fcm\",\"fcmToken\":\"fcm-token-1\",\"publicKey\":"), json);
+        assertEquals(false, ring.registration(null, null).toJson().contains("platform"));
     }
 
     private void writeRing(String json) throws Exception {
