@@ -26,7 +26,6 @@ import org.sealedpush.X25519;
  */
 public final class SealedPushService extends FirebaseMessagingService {
     private static final String CHANNEL = "messages";
-    private static final String TOPIC = "com.example.sealedpush"; // the topic your backend seals for
     private static final String SERVER_PUBLIC_KEY = "SPK1:REPLACE_WITH_YOUR_SERVER_PUBLIC_KEY_____"; // pinned
     private SealedPushMessagingStep step;
 
@@ -39,7 +38,8 @@ public final class SealedPushService extends FirebaseMessagingService {
             Path keys = new File(getNoBackupFilesDir(), "sealedpush").toPath(); // created by KeyRingSetup (0700)
             Path attachments = new File(getCacheDir(), "sealedpush-attachments").toPath();
             attachments.toFile().mkdirs();
-            EnvelopeOpener opener = new EnvelopeOpener(TOPIC, new FileKeyRingStore(keys, true),
+            // The topic is the application id (Specs/fcm-v1.md §1), what the backend seals for.
+            EnvelopeOpener opener = new EnvelopeOpener(getPackageName(), new FileKeyRingStore(keys, true),
                 Collections.singletonList(X25519.parsePublicKeyText(SERVER_PUBLIC_KEY)));
             step = new SealedPushMessagingStep(opener,
                 new ReplayGuard(keys, ReplayGuard.DEFAULT_CAPACITY, ReplayGuard.DEFAULT_DUPLICATE_WINDOW),
