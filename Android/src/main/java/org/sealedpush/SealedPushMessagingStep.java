@@ -1,0 +1,162 @@
+package org.sealedpush;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * What {@code FirebaseMessagingService.onMessageReceived} calls: opens the data message's envelope, checks the replay
+ * guard, fetches the content reference and attachments that fit in the deadline, and returns exactly one
+ * {@link StepResult}. Nothing outlives the deadline: work still running then is abandoned (its files deleted) and the
+ * placeholder with {@code deadlineExceeded} is returned. Thread-safe.
+ */
+public final class SealedPushMessagingStep {
+    /** The data message key holding the envelope (base64url), as in the APNs body. */
+    public static final String ENVELOPE_KEY = "sp";
+    /** Default deadline: 8 s of the 10 s Android gives {@code onMessageReceived}. */
+    public static final long DEFAULT_DEADLINE_MILLIS = 8_000;
+    /** Default content reference cap (blob-v1 §6.4). */
+    public static final long DEFAULT_CONTENT_CAP = 65_536;
+
+    private final EnvelopeOpener opener;
+    private final ReplayGuard replayGuard;
+    private final Path attachmentDirectory;
+    private final long deadlineMillis;
+    private final long reserveMillis;
+    private final LongSupplier clock;
+    private final BlobFetcher fetcher = new BlobFetcher();
+    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sealedpush-step");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param opener the envelope opener (topic, device keys, pinned server keys)
+     * @param replayGuard the replay guard, or null for none
+     * @param attachmentDirectory where attachment files are written, or null to skip attachments (text only)
+     * @param deadlineMillis the whole step's budget (e.g. 8,000 of Android's 10 s)
+     * @param clock device time in UNIX seconds
+     */
+    public SealedPushMessagingStep(EnvelopeOpener opener, ReplayGuard replayGuard, Path attachmentDirectory,
+        long deadlineMillis, LongSupplier clock) throws SealedPushException {
+        if (deadlineMillis <= 0) {
+            throw new SealedPushException(ErrorCode.INVALID_ARGUMENT, "the deadline must be positive");
+        }
+        this.opener = opener;
+        this.replayGuard = replayGuard;
+        this.attachmentDirectory = attachmentDirectory;
+        this.deadlineMillis = deadlineMillis;
+        this.reserveMillis = Math.min(250, deadlineMillis / 10);
+        this.clock = clock;
+    }
+
+    /** Processes one FCM data message (its {@code getData()} map); returns exactly one result within the deadline. */
+    public StepResult process(Map<String, String> data) {
+        final long start = System.nanoTime();
+        final long hardDeadline = start + deadlineMillis * 1_000_000L;
+        final long fetchDeadline = hardDeadline - reserveMillis * 1_000_000L;
+        final AtomicBoolean abandoned = new AtomicBoolean();
+        final List<Path> written = new ArrayList<>();
+        Future<StepResult> f;
+        try {
+            f = executor.submit(() -> work(data, fetchDeadline, abandoned, written));
+        } catch (RuntimeException e) {
+            return StepResult.placeholder(ErrorCode.IO);
+        }
+        try {
+            return f.get(Math.max(0, hardDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            abandon(f, abandoned, written);
+            return StepResult.placeholder(ErrorCode.DEADLINE_EXCEEDED);
+        } catch (InterruptedException e) {
+            abandon(f, abandoned, written);
+            Thread.currentThread().interrupt();
+            return StepResult.placeholder(ErrorCode.DEADLINE_EXCEEDED);
+        } catch (ExecutionException e) {
+            abandon(f, abandoned, written);
+            Throwable c = e.getCause();
+            return StepResult.placeholder(c instanceof SealedPushException ? ((SealedPushException) c).code() : ErrorCode.IO);
+        }
+    }
+
+    private static void abandon(Future<StepResult> f, AtomicBoolean abandoned, List<Path> written) {
+        synchronized (written) {
+            abandoned.set(true);
+            for (Path p : written) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+        }
+        f.cancel(true);
+    }
+
+    private StepResult work(Map<String, String> data, long fetchDeadline, AtomicBoolean abandoned, List<Path> written)
+        throws SealedPushException {
+        long now = clock.getAsLong();
+        OpenedEnvelope opened = opener.openData(data, now);
+        boolean duplicate = false;
+        if (replayGuard != null) {
+            duplicate = replayGuard.check(opened, now) == ReplayGuard.Outcome.DUPLICATE;
+        }
+        Content content = opened.content();
+        List<StepResult.Skipped> skipped = new ArrayList<>();
+        Map<String, Object> ref = content.contentRef();
+        if (ref != null) {
+            try {
+                BlobReference r = BlobReference.parse(ref, DEFAULT_CONTENT_CAP);
+                Content full = Content.parse(fetcher.fetchBytes(r, DEFAULT_CONTENT_CAP, fetchDeadline));
+                content = full; // a content-ref inside fetched content is ignored (no chains)
+            } catch (SealedPushException e) {
+                skipped.add(new StepResult.Skipped(-1, e.code()));
+            }
+        }
+        List<StepResult.Attachment> files = new ArrayList<>();
+        List<Object> descriptors = content.attachments();
+        for (int i = 0; i < descriptors.size(); i++) {
+            if (attachmentDirectory == null) {
+                break;
+            }
+            try {
+                @SuppressWarnings("unchecked")
+                AttachmentDescriptor d = AttachmentDescriptor.parse((Map<String, Object>) descriptors.get(i));
+                if (System.nanoTime() - fetchDeadline >= 0) {
+                    throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "no time left for this attachment");
+                }
+                Path file = fetcher.fetchFile(d.blob(), d.type().cap(), d.type().extension(), attachmentDirectory, fetchDeadline);
+                synchronized (written) {
+                    if (abandoned.get()) {
+                        Files.deleteIfExists(file);
+                        throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the step was abandoned");
+                    }
+                    written.add(file);
+                }
+                files.add(new StepResult.Attachment(file, d.type(), d.name()));
+            } catch (SealedPushException e) {
+                skipped.add(new StepResult.Skipped(i, e.code()));
+            } catch (IOException e) {
+                skipped.add(new StepResult.Skipped(i, ErrorCode.IO));
+            }
+        }
+        return StepResult.notification(content, duplicate, files, skipped);
+    }
+
+    /** Stops the step's threads (call when the service is destroyed). */
+    public void shutdown() {
+        executor.shutdownNow();
+    }
+}
