@@ -5,7 +5,9 @@ import Darwin
 #endif
 import Foundation
 import SealedPushClient
+import SealedPushClientURLSession
 import SealedPushCore
+import SealedPushServer
 import Testing
 
 /// Defects an outside review of the device side found in the step's attachments (#20 §2), each failing on the old
@@ -95,5 +97,51 @@ extension StepAttachmentTests {
         holder.waitUntilExit()
         #expect(BlobFileOpener.removeAbandonedPartialFiles(in: attachmentDirectory) == 1)
         #expect(!FileManager.default.fileExists(atPath: live.path))
+    }
+
+    @Test func anExactDuplicateDeliversTheVerifiedFilesAgainWithoutDownloading() async throws {
+        try await withServer { prefix in
+            let image = Self.bytes(200_000, seed: 30)
+            let descriptor = try await attach(image, type: "image/png", prefix: prefix)
+            let content = NotificationContent(body: "once", attachments: [descriptor.jsonValue])
+            let step = try step()
+            let body = try sealer.seal(content, to: device()).payload
+            let first = await deliver(step, body)
+            #expect(first.outcome == .decrypted)
+            #expect(first.attachments.count == 1)
+            // The blob is gone from the server: only what the first opening verified can serve the duplicate.
+            _ = try await store.delete(try BlobName(validating: String(descriptor.blob.url.dropFirst(prefix.count))))
+            // iOS moves a delivered attachment's file away.
+            try FileManager.default.removeItem(at: try #require(first.attachments.first).fileURL)
+            let again = await deliver(step, body)
+            #expect(again.outcome == .duplicate(.deliverAgain))
+            #expect(again.attachmentFailures.isEmpty, "\(again.attachmentFailures)")
+            #expect(again.attachments.map(\.index) == [0])
+            #expect(try again.attachments.first.map { try Data(contentsOf: $0.fileURL) } == Data(image))
+        }
+    }
+
+    @Test func verifiedFilesKeptForDuplicatesGoAfterTheWindow() async throws {
+        try await withServer { prefix in
+            let content = NotificationContent(
+                body: "short window", attachments: [try await attach(Self.bytes(1_000, seed: 31), type: "image/png", prefix: prefix).jsonValue])
+            let receiver = try SealedPushReceiver(
+                keyStore: InMemoryKeyStore(keyRing: ring).readOnlyView(), replayGuard: InMemoryReplayGuard(),
+                serverPublicKeys: [identity.publicKey], topic: topic)
+            let step = NotificationServiceStep(
+                receiver: receiver,
+                configuration: .init(
+                    deadline: .seconds(20), fallbackPlaceholder: .default,
+                    attachments: AttachmentConfiguration(
+                        transport: URLSessionBlobTransport(), directory: attachmentDirectory, reuseWindow: .seconds(1))))
+            _ = await deliver(step, try sealer.seal(content, to: device()).payload)
+            let verified = attachmentDirectory.appendingPathComponent(".verified")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: verified.path).count == 1)
+            try await Task.sleep(for: .milliseconds(2_100))
+            // The next run sweeps what is past the window (and keeps its own new file).
+            _ = await deliver(step, try sealer.seal(content, to: device()).payload)
+            let kept = try FileManager.default.contentsOfDirectory(atPath: verified.path)
+            #expect(kept.count == 1, "\(kept)")
+        }
     }
 }

@@ -21,6 +21,10 @@ public struct AttachmentConfiguration: Sendable {
     public var contentReferenceCap: Int
     /// Time kept in reserve before the step's deadline so that finished attachments are still delivered. Default 1 s.
     public var deliveryMargin: Duration
+    /// How long the files a run verified stay linked (not copied) in the directory's hidden `.verified` folder, so
+    /// that an exact duplicate of the envelope delivers them again without downloading anything. Match the
+    /// receiver's duplicate window (default 600 s); zero turns reuse off.
+    public var reuseWindow: Duration
 
     /// Creates an attachment configuration.
     ///
@@ -30,14 +34,17 @@ public struct AttachmentConfiguration: Sendable {
     ///   - fetchesContentReferences: Whether `content-ref` is followed.
     ///   - contentReferenceCap: The largest content fetched by reference.
     ///   - deliveryMargin: Time kept before the step's deadline for delivery.
+    ///   - reuseWindow: How long verified files are kept for exact duplicates.
     public init(
         transport: any BlobTransport, directory: URL, fetchesContentReferences: Bool = true,
-        contentReferenceCap: Int = BlobReference.defaultContentCap, deliveryMargin: Duration = .seconds(1)
+        contentReferenceCap: Int = BlobReference.defaultContentCap, deliveryMargin: Duration = .seconds(1),
+        reuseWindow: Duration = .seconds(600)
     ) {
         self.transport = transport
         self.directory = directory
         self.fetchesContentReferences = fetchesContentReferences
         self.contentReferenceCap = contentReferenceCap
         self.deliveryMargin = deliveryMargin
+        self.reuseWindow = reuseWindow
     }
 }

@@ -27,7 +27,17 @@ struct AttachmentPipeline: Sendable {
         Array((content.attachments ?? []).indices.prefix(BlobFormat.maxAttachments))
     }
 
-    func run(_ opened: NotificationContent, deadline: ContinuousClock.Instant) async -> Outcome {
+    /// Fetches what `opened` refers to.
+    /// - Parameters:
+    ///   - opened: The decrypted content.
+    ///   - deadline: When the step delivers, whatever is missing.
+    ///   - messageID: The envelope's message id (names the verified files kept for duplicates).
+    ///   - isDuplicate: Whether the envelope is an exact duplicate: files verified for it are reused, not fetched.
+    /// - Returns: The content, the delivered files and the failures.
+    func run(
+        _ opened: NotificationContent, deadline: ContinuousClock.Instant, messageID: [UInt8] = [],
+        isDuplicate: Bool = false
+    ) async -> Outcome {
         let deadline = deadline.advanced(by: .zero - configuration.deliveryMargin)
         var outcome = Outcome(content: opened)
         if configuration.fetchesContentReferences, let reference = opened.contentReference {
@@ -39,6 +49,10 @@ struct AttachmentPipeline: Sendable {
         }
         // Leftovers of a run that was killed mid-download (decrypted bytes that never became a file) go first.
         BlobFileOpener.removeAbandonedPartialFiles(in: configuration.directory)
+        let cache = configuration.reuseWindow > .zero && messageID.count == 16
+            ? VerifiedAttachmentCache(attachmentsDirectory: configuration.directory, window: configuration.reuseWindow)
+            : nil
+        cache?.sweep()
         let parsed = AttachmentDescriptor.parseAll(outcome.content.attachments ?? [])
         // Every attachment downloads at once, each with the whole time left, so one stalled server cannot spend the
         // deadline of the others (or of a video's thumbnail); results keep the sender's order.
@@ -52,6 +66,13 @@ struct AttachmentPipeline: Sendable {
                     continue
                 case .success(let value):
                     descriptor = value
+                }
+                if isDuplicate, let cache,
+                    let reused = cache.reuse(
+                        messageID: messageID, index: index, descriptor: descriptor, into: configuration.directory)
+                {
+                    results[index] = (reused, nil)
+                    continue
                 }
                 group.addTask {
                     do {
@@ -80,7 +101,10 @@ struct AttachmentPipeline: Sendable {
             for await (index, delivered, failure) in group { results[index] = (delivered, failure) }
         }
         for index in results.keys.sorted() {
-            if let delivered = results[index]?.delivered { outcome.delivered.append(delivered) }
+            if let delivered = results[index]?.delivered {
+                outcome.delivered.append(delivered)
+                if !Task.isCancelled { cache?.remember(delivered, messageID: messageID) }
+            }
             if let failure = results[index]?.failure { outcome.failures.append(failure) }
         }
         if Task.isCancelled {

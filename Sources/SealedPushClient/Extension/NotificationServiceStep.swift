@@ -159,7 +159,9 @@ public final class NotificationServiceStep: Sendable {
             gate.attach(Task.detached {
                 var fetched = AttachmentPipeline.Outcome(content: opened.content)
                 if needsAttachments, let pipeline {
-                    fetched = await pipeline.run(opened.content, deadline: requestDeadline)
+                    fetched = await pipeline.run(
+                        opened.content, deadline: requestDeadline, messageID: opened.messageID,
+                        isDuplicate: opened.isDuplicate)
                 }
                 if let enrich {
                     let input = opened.replacingContent(fetched.content)
