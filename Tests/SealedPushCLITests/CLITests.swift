@@ -261,7 +261,8 @@ import Testing
         #expect(!seen.contains("Table") && !seen.contains("Dinner"))
         // The encrypted image went through the blob server and the step into a file identical to the original.
         #expect(result.stdout.contains("identical to the original"))
-        let attachments = try FileManager.default.contentsOfDirectory(atPath: path("demo/attachments"))
+        // (Hidden: the .verified folder of files kept for exact duplicates.)
+        let attachments = try FileManager.default.contentsOfDirectory(atPath: path("demo/attachments")).filter { !$0.hasPrefix(".") }
         #expect(attachments.count == 1 && attachments.first?.hasSuffix(".png") == true)
         let blobs = try FileManager.default.contentsOfDirectory(atPath: path("demo/blobs")).filter { !$0.hasPrefix(".") }
         let stored = try Data(contentsOf: URL(fileURLWithPath: path("demo/blobs/" + (blobs.first ?? ""))))
@@ -305,7 +306,7 @@ import Testing
         let opened = try run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "t.example",
                               "--attachments-dir", "received"], stdin: sealed.stdout)
         #expect(opened.status == 0, "\(opened.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: path("received"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: path("received")).filter { !$0.hasPrefix(".") }
         #expect(files.count == 1 && files.first?.hasSuffix(".m4a") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path("received/" + (files.first ?? "")))) == audio)
         // Through the step, a failure still reports its exact code (not just the step's fallback reason).
