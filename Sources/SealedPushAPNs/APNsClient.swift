@@ -99,10 +99,11 @@ public final class APNsClient: Sendable {
         var attempts = 0
         var budgetUsed = 0
         var possibleDuplicate = false
+        var transientFailures: [String] = []
         func report(_ result: APNsResult) -> APNsSendReport {
             APNsSendReport(
                 apnsID: notification.apnsID, deviceToken: notification.deviceToken, result: result,
-                attempts: attempts, possibleDuplicate: possibleDuplicate)
+                attempts: attempts, possibleDuplicate: possibleDuplicate, transientFailures: transientFailures)
         }
         func fail(_ reason: APNsReason, status: Int? = nil, timestamp: Date? = nil, _ message: String) -> APNsSendReport
         {
@@ -149,6 +150,7 @@ public final class APNsClient: Sendable {
             } catch APNsConnectionPool.AcquireError.connectFailed(let message) {
                 attempts += 1
                 budgetUsed += 1
+                transientFailures.append("ConnectFailed")
                 lastRetryable = (.transportFailure, nil, "connect failed: \(message)")
                 retryNumber += 1
                 if await backoff(retry: retryNumber, deadline: deadline, clock: clock) { continue }
@@ -191,6 +193,7 @@ public final class APNsClient: Sendable {
                             deviceToken: notification.deviceToken, timestamp: timestamp, apnsID: notification.apnsID))
                 }
                 if [429, 500, 503].contains(response.status) {
+                    transientFailures.append(reason.rawValue)
                     lastRetryable = (reason, response.status, "APNs answered \(response.status) \(reason)")
                     retryNumber += 1
                     if await backoff(retry: retryNumber, deadline: deadline, clock: clock) { continue }
@@ -199,12 +202,14 @@ public final class APNsClient: Sendable {
                 return fail(reason, status: response.status, timestamp: timestamp, "APNs rejected the notification")
             case .timedOut:
                 counters.increment(\.timeouts)
+                transientFailures.append("Timeout")
                 return fail(.timeout, "no answer within \(timeout); it may or may not have been delivered")
             case .notProcessed(let message):
                 // Never processed (above a GOAWAY's last-stream-id, refused, or never sent): resending it cannot
                 // deliver twice, so it is free; only the deadline bounds it.
                 budgetUsed -= 1
                 counters.increment(\.resends)
+                transientFailures.append("NotProcessed")
                 lastRetryable = (.transportFailure, nil, message)
                 logger.debug(
                     "APNs resend (not processed)",
@@ -213,6 +218,7 @@ public final class APNsClient: Sendable {
                 return fail(.timeout, "deadline reached while resending: \(message)")
             case .lost(let message):
                 possibleDuplicate = true
+                transientFailures.append("ConnectionLost")
                 lastRetryable = (.transportFailure, nil, message)
                 retryNumber += 1
                 logger.debug(

@@ -138,6 +138,12 @@ public struct APNsSendReport: Sendable, Hashable {
     /// True when it was resent after a request that may have reached APNs without an answer (connection lost
     /// after the request was written, stream not refused by GOAWAY). APNs could then show it twice.
     public let possibleDuplicate: Bool
+    /// The reason of each attempt that failed transiently, in order (retried by the client, or the last one when
+    /// it gave up): APNs's reason for a 429, 500 or 503 (`TooManyRequests`, `InternalServerError`,
+    /// `ServiceUnavailable`…), `NotProcessed` (refused, or above a GOAWAY's last-stream-id: never processed),
+    /// `ConnectionLost` (reset or GOAWAY after the request was written), `ConnectFailed`, `Timeout`. Empty when the
+    /// first attempt settled it.
+    public var transientFailures: [String] = []
 }
 
 /// A device token APNs reported as no longer registered (410): remove it from your records.

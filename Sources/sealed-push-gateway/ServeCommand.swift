@@ -64,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
             })
         let extra = try GatewayExtraServices.make(
             store: store, delivery: delivery, configuration: configuration, logger: logger)
+        // Delivery takes its node id before anything listens: a second live process with the same node id stops here.
+        for case let delivery as DeliveryService in extra { try await delivery.start() }
         let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)
         try await group.run()
         logger.info("stopped")

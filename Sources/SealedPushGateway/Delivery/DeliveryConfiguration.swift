@@ -40,6 +40,12 @@ public struct DeliveryConfiguration: Sendable {
     /// How long an app record read from the store is used before it is read again (default 30 s); a changed key
     /// path, key id or team builds a new APNs client.
     public var appRefreshInterval: Duration
+    /// How often a running node refreshes its heartbeat in the store's `nodes` table (default 2 s).
+    public var nodeHeartbeatInterval: Duration
+    /// How old a node's heartbeat must be before another process may start with its node id, when that process
+    /// cannot be proven gone (default 10 s; at least twice the heartbeat interval). A process that ran on this
+    /// machine and is gone (a `kill -9`, a crash) is taken over at once; see ``NodeInstance``.
+    public var nodeStaleAfter: Duration
     /// How long a notification (its status, sealed bodies and idempotency key) is kept after it expired; nil keeps
     /// everything (default 7 days). At least one day, so an `Idempotency-Key` is honoured for at least 24 hours.
     /// Purged in batches at each expiry sweep.
@@ -65,6 +71,8 @@ public struct DeliveryConfiguration: Sendable {
         self.jobRetry = APNsRetryPolicy(maxAttempts: 8, initialBackoff: .seconds(5), maxBackoff: .seconds(300))
         self.shutdownGracePeriod = .seconds(20)
         self.appRefreshInterval = .seconds(30)
+        self.nodeHeartbeatInterval = .seconds(2)
+        self.nodeStaleAfter = .seconds(10)
         self.retention = .seconds(7 * 86_400)
         self.webhook = nil
         self.now = { Date() }
@@ -92,6 +100,10 @@ public struct DeliveryConfiguration: Sendable {
                 + "\(Self.leaseMargin), or a slow send could lose its lease")
         try check(pollInterval > .zero && expirySweepInterval > .zero, "intervals must be positive")
         try check(shutdownGracePeriod >= .zero && appRefreshInterval >= .zero, "durations must not be negative")
+        try check(
+            nodeHeartbeatInterval > .zero && nodeStaleAfter >= nodeHeartbeatInterval * 2,
+            "nodeHeartbeatInterval must be positive and nodeStaleAfter at least twice it (got \(nodeHeartbeatInterval), "
+                + "\(nodeStaleAfter))")
         if let retention {
             try check(retention >= .seconds(86_400), "retention must be at least one day (got \(retention))")
         }

@@ -17,9 +17,19 @@ import ServiceLifecycle
 /// try await group.run()
 /// ```
 ///
+/// - **Node instance**: ``start()`` (or ``run()``) records this process as its node id's running incarnation
+///   (``NodeInstance``: the node id and a random boot id) and refuses to start, with ``GatewayStoreError``
+///   `nodeInUse` naming the other process, while another live process holds the node id. It takes back at once
+///   the leases a previous incarnation of the node id held (a restart after `kill -9` does not wait them out).
+///   The running node refreshes a heartbeat every ``DeliveryConfiguration/nodeHeartbeatInterval`` and stops
+///   claiming if another process took its node id over; a graceful stop deletes the record.
 /// - **Claims**: as many jobs as there are free send slots (``DeliveryConfiguration/maxConcurrentSends``), owned by
-///   ``DeliveryConfiguration/nodeID`` for ``DeliveryConfiguration/leaseDuration``; each is sent at once. A node
-///   that dies leaves its leases to expire; another node's next claim takes those jobs over.
+///   this instance (``NodeInstance/leaseOwner``, `nodeID/bootID`) for ``DeliveryConfiguration/leaseDuration``;
+///   each is sent at once. A node that dies leaves its leases to its own restart, or to their expiry, after which
+///   another node's next claim takes those jobs over.
+/// - **Attempts**: every APNs request (the client's own retries included) is counted on the job (its status'
+///   `attempts`) and in `sealedpush_gateway_apns_requests_total`; every transient failure's reason goes to the
+///   job's last transient reason and to `sealedpush_gateway_apns_retries_total{reason}` (``DeliveryMetrics``).
 /// - **Clients**: one per app and APNs environment, built on first use from the app's `.p8` key, key id and team.
 /// - **Outcomes**: sent with the `apns-id`; `Unregistered`/`BadDeviceToken`/`DeviceTokenNotForTopic` end the job `unregistered`, mark the
 ///   device (no more sends to it) and tell the webhook; transient failures (429, 500, 503, transport, timeouts,
@@ -42,6 +52,10 @@ public final class DeliveryService: Service, Sendable {
     private let webhook: UnregisteredWebhook?
     private let metrics: DeliveryMetrics
     private let logger: Logger
+    private let startState = StartState()
+
+    /// This process's incarnation of the node: its lease owner is `nodeID/bootID`.
+    public let instance: NodeInstance
 
     /// Creates the service; nothing runs until ``run()``.
     /// - Parameters:
@@ -58,6 +72,9 @@ public final class DeliveryService: Service, Sendable {
         try configuration.validate()
         var logger = logger
         logger[metadataKey: "node"] = "\(configuration.nodeID)"
+        let instance = NodeInstance.current(nodeID: configuration.nodeID, now: configuration.now())
+        logger[metadataKey: "boot"] = "\(instance.bootID)"
+        self.instance = instance
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -66,8 +83,53 @@ public final class DeliveryService: Service, Sendable {
         self.metrics = DeliveryMetrics(factory: metricsFactory)
     }
 
+    /// Takes the node id for this process (see ``NodeInstance``), once; ``run()`` calls it if nobody did. Call it
+    /// before serving anything, so a misconfigured second process fails before it listens.
+    ///
+    /// Refuses while another process holds the node id and is alive or may be: its heartbeat is younger than
+    /// ``DeliveryConfiguration/nodeStaleAfter`` and it is not provably gone (``NodeInstance/isProvablyGone``).
+    /// Otherwise records this instance and makes every job a previous incarnation of the node id leased claimable
+    /// at once.
+    /// - Throws: ``GatewayStoreError`` `nodeInUse` naming the other process and when it would count as dead; the
+    ///   store's errors.
+    public func start() async throws {
+        guard !startState.isStarted else { return }
+        for _ in 0..<3 {
+            let now = configuration.now()
+            let recorded = try await store.node(id: configuration.nodeID)
+            if let recorded, recorded.bootID != instance.bootID {
+                let age = now.timeIntervalSince(recorded.heartbeatAt)
+                let staleAfter = Self.seconds(configuration.nodeStaleAfter)
+                if age < staleAfter && !recorded.isProvablyGone {
+                    throw GatewayStoreError(
+                        .nodeInUse,
+                        "node id '\(configuration.nodeID)' is in use by another process: \(recorded.summary), last "
+                            + "heartbeat \(String(format: "%.1f", max(0, age))) s ago. Give each process its own "
+                            + "delivery.nodeId (SEALEDPUSH_GATEWAY_NODE_ID), or stop that process. If it is dead, it "
+                            + "counts as such in \(String(format: "%.1f", staleAfter - max(0, age))) s "
+                            + "(delivery.nodeStaleAfter \(configuration.nodeStaleAfter)); start again then.")
+                }
+            }
+            guard let reclaimed = try await store.takeOverNode(instance, replacing: recorded?.bootID, now: now) else {
+                continue  // another process changed the record meanwhile: look again
+            }
+            startState.markStarted()
+            var metadata: Logger.Metadata = ["leasesTakenBack": "\(reclaimed)"]
+            if let recorded, recorded.bootID != instance.bootID {
+                metadata["previous"] = "\(recorded.summary)"
+                metadata["previousGone"] = "\(recorded.isProvablyGone ? "provably (its process is gone)" : "heartbeat stale")"
+            }
+            logger.info("node instance started", metadata: metadata)
+            return
+        }
+        throw GatewayStoreError(
+            .nodeInUse, "node id '\(configuration.nodeID)' was taken by another process starting at the same time")
+    }
+
     /// Delivers until graceful shutdown or cancellation; call once.
+    /// - Throws: What ``start()`` throws, when it was not called before.
     public func run() async throws {
+        try await start()
         let signal = DeliverySignal()
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
@@ -91,18 +153,39 @@ public final class DeliveryService: Service, Sendable {
         } onCancel: {
             signal.stop()
         }
+        // A clean stop: the next start with this node id need not wait for the heartbeat to go stale.
+        do { try await store.releaseNode(instance) } catch {
+            logger.warning("releasing the node record failed", metadata: ["error": "\(error)"])
+        }
         logger.info("delivery stopped")
     }
 
     /// Claims and sends until stopped, then waits for sends in flight (at most the grace period).
     private func claimLoop(_ signal: DeliverySignal) async {
         logger.info("delivery started", metadata: ["maxConcurrentSends": "\(configuration.maxConcurrentSends)"])
-        await withTaskGroup(of: Void.self) { group in
+        // A discarding group: a finished send's child task is freed at once. (A plain task group keeps every
+        // finished child until its result is collected with `next()`: this loop never collects, so each delivered
+        // job used to stay in memory for the life of the process, about 12 KB a delivery.)
+        await withDiscardingTaskGroup { group in
             let clock = ContinuousClock()
             var nextSweep = clock.now
+            var nextHeartbeat = clock.now.advanced(by: configuration.nodeHeartbeatInterval)
             var storeFailures = 0
             let claimBatch = max(1, min(configuration.maxConcurrentSends / 4, 16))
             while !signal.isStopped {
+                if clock.now >= nextHeartbeat {
+                    nextHeartbeat = clock.now.advanced(by: configuration.nodeHeartbeatInterval)
+                    do {
+                        if try await !store.heartbeat(instance, now: configuration.now()) {
+                            logger.critical(
+                                "another process took this node id over: delivery stops here (each process needs its own delivery.nodeId)")
+                            signal.stop()
+                            continue
+                        }
+                    } catch {
+                        logger.warning("node heartbeat failed", metadata: ["error": "\(error)"])
+                    }
+                }
                 if clock.now >= nextSweep {
                     nextSweep = clock.now.advanced(by: configuration.expirySweepInterval)
                     do {
@@ -133,7 +216,7 @@ public final class DeliveryService: Service, Sendable {
                     let jobs: [ClaimedJob]
                     do {
                         jobs = try await store.claim(
-                            owner: configuration.nodeID, limit: free, leaseDuration: configuration.leaseDuration,
+                            owner: instance.leaseOwner, limit: free, leaseDuration: configuration.leaseDuration,
                             now: configuration.now())
                         storeFailures = 0
                     } catch {
@@ -216,6 +299,7 @@ public final class DeliveryService: Service, Sendable {
         let started = ContinuousClock.now
         let report = await client.send(notification)
         metrics.recordSend(started.duration(to: .now))
+        metrics.record(report)
         if Task.isCancelled, report.result.failure?.reason == .clientShutdown {
             return  // abandoned at shutdown: the lease expires and another claim sends it again, identically
         }
@@ -225,15 +309,22 @@ public final class DeliveryService: Service, Sendable {
         if report.possibleDuplicate {
             jobLogger.debug("sent again after an ambiguous failure (same body, apns-id and collapse id)")
         }
-        await finish(job, outcome, logger: jobLogger, unregisteredAt: report.result.failure?.timestamp)
+        await finish(
+            job, outcome, logger: jobLogger, unregisteredAt: report.result.failure?.timestamp,
+            requests: report.attempts, transientReason: report.transientFailures.last)
     }
 
     /// Ends a job in the store; counts it and tells the webhook about a device that became unregistered.
-    private func finish(_ job: ClaimedJob, _ outcome: JobOutcome, logger: Logger, unregisteredAt: Date? = nil) async {
+    private func finish(
+        _ job: ClaimedJob, _ outcome: JobOutcome, logger: Logger, unregisteredAt: Date? = nil, requests: Int = 0,
+        transientReason: String? = nil
+    ) async {
         let now = configuration.now()
         let held: Bool
         do {
-            held = try await store.finish(jobID: job.id, owner: configuration.nodeID, outcome: outcome, now: now)
+            held = try await store.finish(
+                jobID: job.id, owner: instance.leaseOwner, outcome: outcome, requests: requests,
+                transientReason: transientReason, now: now)
         } catch {
             // The lease will expire and the job be sent again (the same bytes, collapsed by APNs).
             logger.error("finishing the job failed", metadata: ["outcome": "\(outcome)", "error": "\(error)"])
@@ -262,4 +353,13 @@ public final class DeliveryService: Service, Sendable {
                     appID: job.appID, deviceID: job.deviceID, reason: reason, unregisteredAt: unregisteredAt ?? markedAt))
         }
     }
+}
+
+/// Whether ``DeliveryService/start()`` succeeded.
+private final class StartState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started = false
+
+    var isStarted: Bool { lock.withLock { started } }
+    func markStarted() { lock.withLock { started = true } }
 }

@@ -209,8 +209,23 @@ public final class PostgresGatewayStore: GatewayStore {
         let nowMillis = Millis.from(now)
         let keyCreated = Millis.from(registration.createdAt)
         let keyExpires = registration.expiresAt.map(Millis.from)
-        let created = try await transaction("storing device '\(deviceID)'") { connection, logger in
+        let (created, losers) = try await transaction("storing device '\(deviceID)'") { connection, logger in
             try await Self.requireApp(appID, connection, logger)
+            // One registered device per token in an app and environment: the newest registration takes it.
+            let taken = try await connection.query(
+                """
+                UPDATE devices SET unregistered_at = \(nowMillis)
+                WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND apns_token = \(apnsToken)
+                  AND device_id <> \(deviceID) AND unregistered_at IS NULL
+                RETURNING device_id
+                """, logger: logger)
+            var losers: [String] = []
+            for try await loser in taken.decode(String.self) { losers.append(loser) }
+            for loser in losers {
+                try await Self.endOpenJobs(
+                    appID: appID, deviceID: loser, reason: DevicePutResult.tokenMovedReason, now: nowMillis, connection,
+                    logger)
+            }
             let rows = try await connection.query(
                 """
                 INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
@@ -224,14 +239,15 @@ public final class PostgresGatewayStore: GatewayStore {
                     unregistered_at = NULL, user_id = excluded.user_id
                 RETURNING (xmax::text = '0')
                 """, logger: logger)
-            for try await inserted in rows.decode(Bool.self) { return inserted }
-            return false
+            for try await inserted in rows.decode(Bool.self) { return (inserted, losers.sorted()) }
+            return (false, losers.sorted())
         }
         return DevicePutResult(
             created: created,
             device: StoredDevice(
                 appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-                registration: registration, registeredAt: Millis.date(nowMillis), userID: userID))
+                registration: registration, registeredAt: Millis.date(nowMillis), userID: userID),
+            tokenTakenFrom: losers)
     }
 
     public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
@@ -405,7 +421,8 @@ public final class PostgresGatewayStore: GatewayStore {
                     FOR UPDATE OF j SKIP LOCKED
                 )
                 UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),
-                    attempts = jobs.attempts + 1, apns_token = d.apns_token, updated_at = \(nowMillis)
+                    attempts = jobs.attempts + 1, apns_token = d.apns_token, updated_at = \(nowMillis),
+                    requests = jobs.requests + (CASE WHEN jobs.state = 'claimed' THEN 1 ELSE 0 END)
                 FROM picked, devices d, notifications n
                 WHERE jobs.id = picked.id AND d.app_id = jobs.app_id AND d.device_id = jobs.device_id
                   AND n.id = jobs.notification_id
@@ -428,8 +445,11 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
-    public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+    public func finish(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
+    ) async throws -> Bool {
         let now = Millis.from(now)
+        let requests = max(0, requests)
         // One UPDATE is atomic on its own: only an unregistered outcome (job, device, the device's other jobs) needs a
         // transaction, which costs two more round trips (BEGIN, COMMIT) per finished job.
         let body: @Sendable (PostgresConnection, Logger) async throws -> Bool = { connection, logger in
@@ -439,6 +459,7 @@ public final class PostgresGatewayStore: GatewayStore {
             case .sent(let apnsID):
                 query = """
                     UPDATE jobs SET state = 'sent', apns_id = \(apnsID), failure_reason = NULL, lease_owner = NULL,
+                        requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
                     RETURNING app_id, device_id, apns_token
@@ -446,6 +467,7 @@ public final class PostgresGatewayStore: GatewayStore {
             case .failed(let reason):
                 query = """
                     UPDATE jobs SET state = 'failed', failure_reason = \(reason), lease_owner = NULL,
+                        requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
                     RETURNING app_id, device_id, apns_token
@@ -453,19 +475,22 @@ public final class PostgresGatewayStore: GatewayStore {
             case .retry(let reason, let notBefore):
                 query = """
                     UPDATE jobs SET state = 'queued', failure_reason = \(reason), not_before = \(Millis.from(notBefore)),
+                        requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
                     RETURNING app_id, device_id, apns_token
                     """
             case .expired:
                 query = """
-                    UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
+                    UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now),
+                        requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
                     RETURNING app_id, device_id, apns_token
                     """
             case .unregistered(let reason):
                 query = """
                     UPDATE jobs SET state = 'unregistered', failure_reason = \(reason), lease_owner = NULL,
+                        requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
                     RETURNING app_id, device_id, apns_token
@@ -539,16 +564,18 @@ public final class PostgresGatewayStore: GatewayStore {
             var deliveries: [NotificationStatus.Delivery] = []
             let jobs = try await connection.query(
                 """
-                SELECT device_id, state, apns_id, failure_reason, attempts, updated_at
+                SELECT device_id, state, apns_id, failure_reason,
+                           requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END) AS requests, transient_reason,
+                           updated_at
                 FROM jobs WHERE notification_id = \(notificationID) ORDER BY device_id
                 """, logger: logger)
-            for try await (deviceID, state, apnsID, reason, attempts, updatedAt) in jobs.decode(
-                (String, String, String?, String?, Int, Int64).self)
+            for try await (deviceID, state, apnsID, reason, requests, transientReason, updatedAt) in jobs.decode(
+                (String, String, String?, String?, Int, String?, Int64).self)
             {
                 deliveries.append(
                     NotificationStatus.Delivery(
                         deviceID: deviceID, state: JobState(rawValue: state) ?? .failed, apnsID: apnsID, reason: reason,
-                        attempts: attempts, updatedAt: Millis.date(updatedAt)))
+                        attempts: requests, lastTransientReason: transientReason, updatedAt: Millis.date(updatedAt)))
             }
             return NotificationStatus(
                 id: notificationID, appID: appID, priority: priority, collapseID: collapseID,
@@ -567,6 +594,111 @@ public final class PostgresGatewayStore: GatewayStore {
                 return QueueDepth(queued: queued, claimed: claimed)
             }
             return QueueDepth(queued: 0, claimed: 0)
+        }
+    }
+
+    // MARK: Nodes
+
+    public func node(id nodeID: String) async throws -> NodeInstance? {
+        try await run("reading node '\(nodeID)'") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT node_id, boot_id, host, machine_boot_id, pid, process_start, started_at, heartbeat_at
+                FROM nodes WHERE node_id = \(nodeID)
+                """, logger: logger)
+            for try await (id, bootID, host, machineBootID, pid, processStart, startedAt, heartbeatAt) in rows.decode(
+                (String, String, String, String, Int64, Int64, Int64, Int64).self)
+            {
+                return NodeInstance(
+                    nodeID: id, bootID: bootID, host: host, machineBootID: machineBootID, pid: Int(pid),
+                    processStart: processStart, startedAt: Millis.date(startedAt), heartbeatAt: Millis.date(heartbeatAt))
+            }
+            return nil
+        }
+    }
+
+    public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
+        let now = Millis.from(now)
+        let started = Millis.from(instance.startedAt)
+        let pid = Int64(instance.pid)
+        let prefix = instance.nodeID + "/"
+        return try await transaction("taking over node '\(instance.nodeID)'") { connection, logger in
+            let recorded: Int
+            if let previousBootID {
+                recorded = try await Self.count(
+                    connection.query(
+                        """
+                        UPDATE nodes SET boot_id = \(instance.bootID), host = \(instance.host),
+                            machine_boot_id = \(instance.machineBootID), pid = \(pid),
+                            process_start = \(instance.processStart), started_at = \(started), heartbeat_at = \(now)
+                        WHERE node_id = \(instance.nodeID) AND boot_id = \(previousBootID)
+                        RETURNING 1
+                        """, logger: logger))
+            } else {
+                recorded = try await Self.count(
+                    connection.query(
+                        """
+                        INSERT INTO nodes (node_id, boot_id, host, machine_boot_id, pid, process_start, started_at,
+                                           heartbeat_at)
+                        VALUES (\(instance.nodeID), \(instance.bootID), \(instance.host), \(instance.machineBootID),
+                                \(pid), \(instance.processStart), \(started), \(now))
+                        ON CONFLICT (node_id) DO NOTHING
+                        RETURNING 1
+                        """, logger: logger))
+            }
+            guard recorded > 0 else { return nil }
+            return try await Self.count(
+                connection.query(
+                    """
+                    UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now),
+                        requests = requests + 1
+                    WHERE state = 'claimed' AND lease_owner <> \(instance.leaseOwner)
+                      AND (lease_owner = \(instance.nodeID) OR substr(lease_owner, 1, length(\(prefix))) = \(prefix))
+                    RETURNING 1
+                    """, logger: logger))
+        }
+    }
+
+    public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool {
+        let now = Millis.from(now)
+        return try await run("heartbeat of node '\(instance.nodeID)'") { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE nodes SET heartbeat_at = \(now) WHERE node_id = \(instance.nodeID) AND boot_id = \(instance.bootID)
+                    RETURNING 1
+                    """, logger: logger)) > 0
+        }
+    }
+
+    public func releaseNode(_ instance: NodeInstance) async throws {
+        _ = try await run("releasing node '\(instance.nodeID)'") { connection, logger in
+            try await Self.count(
+                connection.query(
+                    "DELETE FROM nodes WHERE node_id = \(instance.nodeID) AND boot_id = \(instance.bootID) RETURNING 1",
+                    logger: logger))
+        }
+    }
+
+    public func leasedJobs(nodeID: String) async throws -> [LeasedJob] {
+        let prefix = nodeID + "/"
+        return try await run("reading the leases of node '\(nodeID)'") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT id, notification_id, device_id, lease_owner, lease_expires_at FROM jobs
+                WHERE state = 'claimed' AND (lease_owner = \(nodeID) OR substr(lease_owner, 1, length(\(prefix))) = \(prefix))
+                ORDER BY id
+                """, logger: logger)
+            var jobs: [LeasedJob] = []
+            for try await (id, notificationID, deviceID, owner, leaseExpiresAt) in rows.decode(
+                (Int64, UUID, String, String, Int64).self)
+            {
+                jobs.append(
+                    LeasedJob(
+                        id: id, notificationID: notificationID, deviceID: deviceID, owner: owner,
+                        leaseExpiresAt: Millis.date(leaseExpiresAt)))
+            }
+            return jobs
         }
     }
 

@@ -16,18 +16,26 @@ public struct NotificationStatus: Sendable, Hashable {
         public var apnsID: String?
         /// APNs's or the gateway's reason for the last failure, retry or unregistration.
         public var reason: String?
-        /// How many times a worker claimed it.
+        /// APNs requests made for it, the APNs client's own retries included, plus one while a worker holds it
+        /// (its request in flight). A claim cut off (a crash, a lease taken over) counts as one request.
         public var attempts: Int
+        /// The reason of the last request that failed transiently (`TooManyRequests`, `ServiceUnavailable`,
+        /// `NotProcessed`, `ConnectionLost`, `Timeout`…), even if a later one went through; nil when none did.
+        public var lastTransientReason: String?
         /// When the job last changed.
         public var updatedAt: Date
 
         /// Creates a delivery record.
-        public init(deviceID: String, state: JobState, apnsID: String?, reason: String?, attempts: Int, updatedAt: Date) {
+        public init(
+            deviceID: String, state: JobState, apnsID: String?, reason: String?, attempts: Int,
+            lastTransientReason: String? = nil, updatedAt: Date
+        ) {
             self.deviceID = deviceID
             self.state = state
             self.apnsID = apnsID
             self.reason = reason
             self.attempts = attempts
+            self.lastTransientReason = lastTransientReason
             self.updatedAt = updatedAt
         }
     }

@@ -161,6 +161,21 @@ public final class SQLiteGatewayStore: GatewayStore {
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
                 ?? false
+            // One registered device per token in an app and environment: the newest registration takes it.
+            let losers = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id FROM devices
+                    WHERE app_id = ? AND environment = ? AND apns_token = ? AND device_id <> ? AND unregistered_at IS NULL
+                    """,
+                arguments: [appID, environment.rawValue, apnsToken, deviceID])
+            for loser in losers {
+                try db.execute(
+                    sql: "UPDATE devices SET unregistered_at = ? WHERE app_id = ? AND device_id = ?",
+                    arguments: [Millis.from(now), appID, loser])
+                try Self.endOpenJobs(
+                    appID: appID, deviceID: loser, reason: DevicePutResult.tokenMovedReason, now: now, db)
+            }
             try db.execute(
                 sql: """
                     INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
@@ -177,7 +192,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                     Millis.from(registration.createdAt), registration.expiresAt.map(Millis.from),
                     Millis.from(now), userID,
                 ])
-            return DevicePutResult(created: !existed, device: device)
+            return DevicePutResult(created: !existed, device: device, tokenTakenFrom: losers.sorted())
         }
     }
 
@@ -349,7 +364,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 try db.execute(
                     sql: """
                         UPDATE jobs SET state = 'claimed', lease_owner = ?, lease_expires_at = ?,
-                            attempts = attempts + 1, apns_token = ?, updated_at = ?
+                            attempts = attempts + 1, apns_token = ?, updated_at = ?,
+                            requests = requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END)
                         WHERE id = ?
                         """,
                     arguments: [owner, leaseEnd, token, nowMillis, id])
@@ -366,46 +382,50 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
-    public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+    public func finish(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
+    ) async throws -> Bool {
         let nowMillis = Millis.from(now)
+        // Every statement also adds this claim's requests and keeps its last transient reason.
+        let counts = "requests = requests + \(max(0, requests)), transient_reason = COALESCE(?, transient_reason),"
         let guardClause = "WHERE id = ? AND state = 'claimed' AND lease_owner = ?"
         return try await write("finishing job \(jobID)") { db in
             switch outcome {
             case .sent(let apnsID):
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = 'sent', apns_id = ?, failure_reason = NULL, lease_owner = NULL,
+                        UPDATE jobs SET state = 'sent', apns_id = ?, failure_reason = NULL, lease_owner = NULL, \(counts)
                             lease_expires_at = NULL, updated_at = ? \(guardClause)
                         """,
-                    arguments: [apnsID, nowMillis, jobID, owner])
+                    arguments: [apnsID, transientReason, nowMillis, jobID, owner])
             case .failed(let reason):
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = 'failed', failure_reason = ?, lease_owner = NULL,
+                        UPDATE jobs SET state = 'failed', failure_reason = ?, lease_owner = NULL, \(counts)
                             lease_expires_at = NULL, updated_at = ? \(guardClause)
                         """,
-                    arguments: [reason, nowMillis, jobID, owner])
+                    arguments: [reason, transientReason, nowMillis, jobID, owner])
             case .retry(let reason, let notBefore):
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = 'queued', failure_reason = ?, not_before = ?, lease_owner = NULL,
+                        UPDATE jobs SET state = 'queued', failure_reason = ?, not_before = ?, lease_owner = NULL, \(counts)
                             lease_expires_at = NULL, updated_at = ? \(guardClause)
                         """,
-                    arguments: [reason, Millis.from(notBefore), nowMillis, jobID, owner])
+                    arguments: [reason, Millis.from(notBefore), transientReason, nowMillis, jobID, owner])
             case .expired:
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL,
+                        UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, \(counts)
                             updated_at = ? \(guardClause)
                         """,
-                    arguments: [nowMillis, jobID, owner])
+                    arguments: [transientReason, nowMillis, jobID, owner])
             case .unregistered(let reason):
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
+                        UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL, \(counts)
                             lease_expires_at = NULL, updated_at = ? \(guardClause)
                         """,
-                    arguments: [reason, nowMillis, jobID, owner])
+                    arguments: [reason, transientReason, nowMillis, jobID, owner])
                 guard db.changesCount > 0 else { return false }
                 // The device is marked only if its token is still the one this job was sent to.
                 let job = try Row.fetchOne(
@@ -469,15 +489,17 @@ public final class SQLiteGatewayStore: GatewayStore {
             let deliveries = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT device_id, state, apns_id, failure_reason, attempts, updated_at
+                    SELECT device_id, state, apns_id, failure_reason,
+                           requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END) AS requests, transient_reason,
+                           updated_at
                     FROM jobs WHERE notification_id = ? ORDER BY device_id
                     """,
                 arguments: [id]
             ).map { job in
                 NotificationStatus.Delivery(
                     deviceID: job["device_id"], state: JobState(rawValue: job["state"]) ?? .failed,
-                    apnsID: job["apns_id"], reason: job["failure_reason"], attempts: job["attempts"],
-                    updatedAt: Millis.date(job["updated_at"]))
+                    apnsID: job["apns_id"], reason: job["failure_reason"], attempts: job["requests"],
+                    lastTransientReason: job["transient_reason"], updatedAt: Millis.date(job["updated_at"]))
             }
             return NotificationStatus(
                 id: notificationID, appID: row["app_id"], priority: row["priority"], collapseID: row["collapse_id"],
@@ -495,6 +517,93 @@ public final class SQLiteGatewayStore: GatewayStore {
                     FROM jobs WHERE state IN ('queued', 'claimed')
                     """)!
             return QueueDepth(queued: row["queued"], claimed: row["claimed"])
+        }
+    }
+
+    // MARK: Nodes
+
+    public func node(id nodeID: String) async throws -> NodeInstance? {
+        try await read("reading node '\(nodeID)'") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM nodes WHERE node_id = ?", arguments: [nodeID]).map { row in
+                NodeInstance(
+                    nodeID: row["node_id"], bootID: row["boot_id"], host: row["host"],
+                    machineBootID: row["machine_boot_id"], pid: row["pid"], processStart: row["process_start"],
+                    startedAt: Millis.date(row["started_at"]), heartbeatAt: Millis.date(row["heartbeat_at"]))
+            }
+        }
+    }
+
+    public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
+        let nowMillis = Millis.from(now)
+        return try await write("taking over node '\(instance.nodeID)'") { db in
+            if let previousBootID {
+                try db.execute(
+                    sql: """
+                        UPDATE nodes SET boot_id = ?, host = ?, machine_boot_id = ?, pid = ?, process_start = ?,
+                            started_at = ?, heartbeat_at = ?
+                        WHERE node_id = ? AND boot_id = ?
+                        """,
+                    arguments: [
+                        instance.bootID, instance.host, instance.machineBootID, instance.pid, instance.processStart,
+                        Millis.from(instance.startedAt), nowMillis, instance.nodeID, previousBootID,
+                    ])
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO nodes (node_id, boot_id, host, machine_boot_id, pid, process_start, started_at,
+                                           heartbeat_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO NOTHING
+                        """,
+                    arguments: [
+                        instance.nodeID, instance.bootID, instance.host, instance.machineBootID, instance.pid,
+                        instance.processStart, Millis.from(instance.startedAt), nowMillis,
+                    ])
+            }
+            guard db.changesCount > 0 else { return nil }
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+                        requests = requests + 1
+                    WHERE state = 'claimed' AND lease_owner <> ?
+                      AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?)
+                    """,
+                arguments: [
+                    nowMillis, instance.leaseOwner, instance.nodeID, instance.nodeID + "/", instance.nodeID + "/",
+                ])
+            return db.changesCount
+        }
+    }
+
+    public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool {
+        try await write("heartbeat of node '\(instance.nodeID)'") { db in
+            try db.execute(
+                sql: "UPDATE nodes SET heartbeat_at = ? WHERE node_id = ? AND boot_id = ?",
+                arguments: [Millis.from(now), instance.nodeID, instance.bootID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func releaseNode(_ instance: NodeInstance) async throws {
+        try await write("releasing node '\(instance.nodeID)'") { db in
+            try db.execute(
+                sql: "DELETE FROM nodes WHERE node_id = ? AND boot_id = ?", arguments: [instance.nodeID, instance.bootID])
+        }
+    }
+
+    public func leasedJobs(nodeID: String) async throws -> [LeasedJob] {
+        try await read("reading the leases of node '\(nodeID)'") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, notification_id, device_id, lease_owner, lease_expires_at FROM jobs
+                    WHERE state = 'claimed' AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?) ORDER BY id
+                    """,
+                arguments: [nodeID, nodeID + "/", nodeID + "/"]
+            ).map { row in
+                LeasedJob(
+                    id: row["id"], notificationID: UUID(uuidString: row["notification_id"])!, deviceID: row["device_id"],
+                    owner: row["lease_owner"], leaseExpiresAt: Millis.date(row["lease_expires_at"]))
+            }
         }
     }
 

@@ -111,10 +111,17 @@ public protocol GatewayStore: Sendable {
     /// overlap. Skips jobs of expired notifications and of unregistered devices. Increments `attempts`.
     func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob]
 
-    /// Ends or postpones a job `owner` claimed.
+    /// Ends or postpones a job `owner` claimed, adding the APNs requests this claim made to the job's count.
+    /// - Parameters:
+    ///   - requests: APNs requests made for the job during this claim (the client's own retries included; 0 when
+    ///     nothing was sent).
+    ///   - transientReason: The reason of the last request that failed transiently during this claim, if any; kept
+    ///     as the job's last transient reason (an earlier one stays when nil).
     /// - Returns: False when `owner` no longer holds it (its lease was taken over, or the device was removed):
     ///   nothing is changed then.
-    func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool
+    func finish(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
+    ) async throws -> Bool
 
     /// Moves waiting jobs (and claimed ones whose lease expired) of notifications past their expiry to
     /// `expired`; returns how many.
@@ -133,9 +140,37 @@ public protocol GatewayStore: Sendable {
 
     /// Outstanding jobs of every app.
     func queueDepth() async throws -> QueueDepth
+
+    // MARK: Nodes
+
+    /// The instance recorded for a node id (the running one, or one that stopped without ``releaseNode(_:)``).
+    func node(id nodeID: String) async throws -> NodeInstance?
+
+    /// Records `instance` as its node id's running incarnation — only while the record still names
+    /// `previousBootID` (nil: no record), so two starts cannot both win — and makes every job leased by another
+    /// incarnation of the node id (lease owner `nodeID` or `nodeID/…`) claimable at once: queued, its retry time
+    /// unchanged, its attempts kept.
+    /// - Returns: How many jobs were given back, or nil when the record no longer names `previousBootID`.
+    func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int?
+
+    /// Stores `now` as the instance's heartbeat.
+    /// - Returns: False when the record no longer names this instance (another process took the node id over).
+    func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool
+
+    /// Deletes the node's record if it still names this instance (a clean stop: the next start need not wait).
+    func releaseNode(_ instance: NodeInstance) async throws
+
+    /// The jobs leased now by any incarnation of `nodeID` (lease owner `nodeID` or `nodeID/…`), by job id.
+    func leasedJobs(nodeID: String) async throws -> [LeasedJob]
 }
 
 extension GatewayStore {
+    /// Ends or postpones a job `owner` claimed, counting one APNs request (see
+    /// ``finish(jobID:owner:outcome:requests:transientReason:now:)``).
+    public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
+        try await finish(jobID: jobID, owner: owner, outcome: outcome, requests: 1, transientReason: nil, now: now)
+    }
+
     /// Registers a device without a user (see the requirement).
     public func putDevice(
         appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,

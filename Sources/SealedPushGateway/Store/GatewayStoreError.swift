@@ -19,6 +19,8 @@ public struct GatewayStoreError: Error, Sendable, Hashable, CustomStringConverti
         public static let database = Code("database")
         /// The database holds a schema newer than this code knows (a newer gateway migrated it).
         public static let schemaTooNew = Code("schemaTooNew")
+        /// Another live process runs with this node id (the message names it and when it would count as dead).
+        public static let nodeInUse = Code("nodeInUse")
     }
 
     /// What went wrong.

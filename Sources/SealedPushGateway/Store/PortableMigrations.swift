@@ -12,4 +12,51 @@ enum PortableMigrations {
             "ALTER TABLE devices ADD COLUMN user_id TEXT",
             "CREATE INDEX devices_user ON devices (app_id, user_id)",
         ])
+
+    /// Version 4 (delivery, issue 17; the lead renumbers it at merge if another migration took 4):
+    /// - `nodes`: the running incarnation of each node id (boot id, process, heartbeat), so a restart takes back
+    ///   its predecessor's leases at once and two live processes never share a node id.
+    /// - `jobs.requests`, `jobs.transient_reason`: APNs requests made for the job (the client's own retries
+    ///   included) and the last transient failure's reason.
+    /// - One registered device per APNs token in an app and environment: of devices sharing a token, all but the
+    ///   latest registered are marked unregistered (their open jobs end `TokenMovedToAnotherDevice`), and a
+    ///   unique index keeps it so.
+    static let deliveryNodesRequestsAndTokens = Migration(
+        version: 4, name: "delivery: node instances, request counts and transient reasons, one device per token",
+        statements: [
+            """
+            CREATE TABLE nodes (
+                node_id TEXT PRIMARY KEY, boot_id TEXT NOT NULL, host TEXT NOT NULL, machine_boot_id TEXT NOT NULL,
+                pid BIGINT NOT NULL, process_start BIGINT NOT NULL, started_at BIGINT NOT NULL,
+                heartbeat_at BIGINT NOT NULL)
+            """,
+            "ALTER TABLE jobs ADD COLUMN requests INTEGER NOT NULL DEFAULT 0",
+            "UPDATE jobs SET requests = attempts",
+            "ALTER TABLE jobs ADD COLUMN transient_reason TEXT",
+            """
+            UPDATE devices SET unregistered_at = (
+                SELECT MAX(newer.registered_at) FROM devices newer
+                WHERE newer.app_id = devices.app_id AND newer.environment = devices.environment
+                  AND newer.apns_token = devices.apns_token AND newer.unregistered_at IS NULL
+                  AND (newer.registered_at > devices.registered_at
+                       OR (newer.registered_at = devices.registered_at AND newer.device_id > devices.device_id)))
+            WHERE unregistered_at IS NULL AND EXISTS (
+                SELECT 1 FROM devices newer
+                WHERE newer.app_id = devices.app_id AND newer.environment = devices.environment
+                  AND newer.apns_token = devices.apns_token AND newer.unregistered_at IS NULL
+                  AND (newer.registered_at > devices.registered_at
+                       OR (newer.registered_at = devices.registered_at AND newer.device_id > devices.device_id)))
+            """,
+            """
+            UPDATE jobs SET state = 'unregistered', failure_reason = 'TokenMovedToAnotherDevice', lease_owner = NULL,
+                lease_expires_at = NULL
+            WHERE state IN ('queued', 'claimed') AND EXISTS (
+                SELECT 1 FROM devices d
+                WHERE d.app_id = jobs.app_id AND d.device_id = jobs.device_id AND d.unregistered_at IS NOT NULL)
+            """,
+            """
+            CREATE UNIQUE INDEX devices_registered_token ON devices (app_id, environment, apns_token)
+            WHERE unregistered_at IS NULL
+            """,
+        ])
 }

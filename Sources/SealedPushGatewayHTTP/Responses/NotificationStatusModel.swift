@@ -10,6 +10,7 @@ struct NotificationStatusModel: Encodable {
         var apnsId: String?
         var reason: String?
         var attempts: Int
+        var lastTransientReason: String?
         var updatedAt: String
     }
 
@@ -30,7 +31,7 @@ struct NotificationStatusModel: Encodable {
             Delivery(
                 deviceId: delivery.deviceID, state: delivery.state == .claimed ? "queued" : delivery.state.rawValue,
                 apnsId: delivery.apnsID, reason: delivery.reason, attempts: delivery.attempts,
-                updatedAt: DeviceRegistration.formatDate(delivery.updatedAt))
+                lastTransientReason: delivery.lastTransientReason, updatedAt: DeviceRegistration.formatDate(delivery.updatedAt))
         }
     }
 }

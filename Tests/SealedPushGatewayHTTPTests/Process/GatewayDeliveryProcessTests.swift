@@ -118,6 +118,29 @@ struct GatewayDeliveryProcessTests {
         #expect(try await gateway.terminate() == 0)
     }
 
+    /// Two live processes never share a node id: a second `serve` with the first's node id exits non-zero before
+    /// listening, naming the first (its pid and boot id); once the first stopped cleanly, the same start succeeds
+    /// at once.
+    @Test func secondProcessWithTheSameNodeIDRefusesToStart() async throws {
+        let setup = try await GatewayWithEmulator.start()
+        defer { Task { await setup.stop() } }
+        let first = try await GatewayProcess.start(
+            config: setup.configPath, environment: setup.environment,
+            logPath: setup.directory.appendingPathComponent("first.log").path)
+        let secondLog = setup.directory.appendingPathComponent("second.log").path
+        await #expect(throws: TestFailure.self) {
+            _ = try await GatewayProcess.start(config: setup.configPath, environment: setup.environment, logPath: secondLog)
+        }
+        let refusal = GatewayProcess.tail(secondLog)
+        #expect(refusal.contains("nodeInUse"), "\(refusal)")
+        #expect(refusal.contains("node id 'node-1' is in use"), "\(refusal)")
+        #expect(refusal.contains("pid \(first.process.processIdentifier)"), "\(refusal)")
+        #expect(try await first.terminate() == 0)
+        let second = try await GatewayProcess.start(
+            config: setup.configPath, environment: setup.environment, logPath: secondLog)
+        #expect(try await second.terminate() == 0)
+    }
+
     /// `kill -9` the gateway while it is accepting and delivering 10,000 notifications, then start it again. The
     /// backend retries every request that got no answer with the same `Idempotency-Key`. Every notification
     /// reaches the emulator; none is created twice; the only duplicates are sends in flight at the kill (at most
@@ -198,9 +221,31 @@ struct GatewayDeliveryProcessTests {
         #expect(acceptedAtKill >= 3_000)
         #expect(acknowledgedAtKill < total, "the kill came after the API had accepted everything")
 
+        // The jobs the dead process held (leased for 15 s): the restart takes them back at once (issue 17).
+        let deadStore = try SQLiteGatewayStore(path: setup.databasePath)
+        let leasedAtKill = try await deadStore.leasedJobs(nodeID: "node-1")
+        try await deadStore.close()
+        let acceptedCountsAtKill = recorder.acceptedCounts
+        let leasedAPNsIDs = leasedAtKill.map {
+            DeliveryIdentifiers.apnsID(notificationID: $0.notificationID, deviceID: $0.deviceID).uuidString.lowercased()
+        }
+        #expect(!leasedAtKill.isEmpty, "the dead process held no lease")
+
+        let restartedAt = ContinuousClock.now
         gateway = try await GatewayProcess.start(config: setup.configPath, environment: setup.environment, logPath: logPath)
         let restarted = HTTPTestClient(port: gateway.port)
         current.withLock { $0 = restarted }
+        // Every job the dead process held is sent again (accepted once more than at the kill) within 5 s.
+        func resentCount() -> Int {
+            let accepted = recorder.acceptedCounts
+            return leasedAPNsIDs.filter { (accepted[$0] ?? 0) > (acceptedCountsAtKill[$0] ?? 0) }.count
+        }
+        while resentCount() < leasedAPNsIDs.count, restartedAt.duration(to: .now) < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let takenBackIn = restartedAt.duration(to: .now)
+        #expect(resentCount() == leasedAPNsIDs.count, "\(leasedAPNsIDs.count - resentCount()) leased jobs not resent")
+        #expect(takenBackIn <= .seconds(5), "the dead process's \(leasedAPNsIDs.count) jobs took \(takenBackIn)")
         try await senders.value
         let ids = acknowledged.withLock { $0 }
         #expect(ids.count == total)
@@ -264,6 +309,7 @@ struct GatewayDeliveryProcessTests {
             "kill -9: \(total) notifications; killed with \(acceptedAtKill) accepted by the emulator and "
                 + "\(acknowledgedAtKill) acknowledged by the API; \(retried.withLock { $0 }) requests retried "
                 + "(\(replayed.withLock { $0 }) answered as idempotent replays); \(duplicates) duplicates "
-                + "(limit \(maxConcurrentSends)), each an identical copy")
+                + "(limit \(maxConcurrentSends)), each an identical copy; the \(leasedAPNsIDs.count) jobs the dead "
+                + "process held were all sent again \(takenBackIn) after the restart")
     }
 }

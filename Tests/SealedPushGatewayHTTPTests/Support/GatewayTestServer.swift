@@ -158,13 +158,20 @@ final class GatewayTestServer: Sendable {
     @discardableResult
     func registerDevice(_ deviceID: String, app: String = "app1", user: String? = nil) async throws -> DeviceKeyRing {
         let ring = DeviceKeyRing.generate(now: UInt64(Date().timeIntervalSince1970))
-        var body = Self.deviceBody(ring.registration())
+        // Its own token: a token belongs to one device per app and environment (registering it again moves it).
+        var body = Self.deviceBody(ring.registration(), token: Self.token(for: deviceID))
         if let user { body["userId"] = user }
         let answer = try await client.send("PUT", "/v1/apps/\(app)/devices/\(deviceID)", key: keys[app], json: body)
         guard answer.status == 201 || answer.status == 200 else {
             throw TestFailure("registering \(deviceID) answered \(answer.status): \(answer.text)")
         }
         return ring
+    }
+
+    /// A token of its own for a device id: the id's bytes in hex, padded with `ab` to 32 bytes.
+    static func token(for deviceID: String) -> String {
+        let hex = deviceID.utf8.prefix(32).map { String(format: "%02x", $0) }.joined()
+        return hex + String(repeating: "ab", count: 32 - hex.count / 2)
     }
 
     static func deviceBody(_ registration: DeviceRegistration, token: String = String(repeating: "ab", count: 32))

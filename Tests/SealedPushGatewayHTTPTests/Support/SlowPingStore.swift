@@ -56,8 +56,11 @@ struct SlowPingStore: GatewayStore {
     func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
         try await inner.claim(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)
     }
-    func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
-        try await inner.finish(jobID: jobID, owner: owner, outcome: outcome, now: now)
+    func finish(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
+    ) async throws -> Bool {
+        try await inner.finish(
+            jobID: jobID, owner: owner, outcome: outcome, requests: requests, transientReason: transientReason, now: now)
     }
     func expireOverdue(now: Date) async throws -> Int { try await inner.expireOverdue(now: now) }
     func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
@@ -67,4 +70,11 @@ struct SlowPingStore: GatewayStore {
         try await inner.notificationStatus(appID: appID, notificationID: notificationID)
     }
     func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
+    func node(id nodeID: String) async throws -> NodeInstance? { try await inner.node(id: nodeID) }
+    func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
+        try await inner.takeOverNode(instance, replacing: previousBootID, now: now)
+    }
+    func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool { try await inner.heartbeat(instance, now: now) }
+    func releaseNode(_ instance: NodeInstance) async throws { try await inner.releaseNode(instance) }
+    func leasedJobs(nodeID: String) async throws -> [LeasedJob] { try await inner.leasedJobs(nodeID: nodeID) }
 }

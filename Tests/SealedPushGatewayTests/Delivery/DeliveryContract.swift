@@ -249,9 +249,9 @@ enum DeliveryContract {
                     firstIDs["\(notification.id)/\(device)"] = delivery.apnsID
                 }
             }
-            // The crash: outcomes never written, leases long gone.
+            // The crash: outcomes (and the request counts written with them) never written, leases long gone.
             try await fixture.harness.execute(
-                "UPDATE jobs SET state = 'claimed', lease_owner = 'crashing', lease_expires_at = 0, apns_id = NULL")
+                "UPDATE jobs SET state = 'claimed', lease_owner = 'crashing', lease_expires_at = 0, apns_id = NULL, requests = 0")
             let second = try DeliveryService(
                 store: store, configuration: fixture.configuration(nodeID: "survivor"),
                 logger: DeliveryFixture.quietLogger("second"))
@@ -265,7 +265,7 @@ enum DeliveryContract {
                 for job in notification.jobs {
                     let delivery = try #require(try await fixture.deliveries(notification.id)[job.deviceID])
                     #expect(delivery.state == .sent)
-                    #expect(delivery.attempts == 2)
+                    #expect(delivery.attempts == 2)  // the crashed claim's request (counted at the take-over), the resend
                     #expect(delivery.apnsID == firstIDs["\(notification.id)/\(job.deviceID)"])
                     let number = Int(job.deviceID.dropFirst("device-".count))!
                     let copies = recorder.notifications(for: DeliveryFixture.token(number)).filter {
@@ -394,10 +394,16 @@ enum DeliveryContract {
             let delivery = try #require(try await fixture.deliveries(notification.id)["device-0"])
             #expect(delivery.state == .failed)
             #expect(delivery.reason == "ServiceUnavailable")
-            #expect(delivery.attempts == 3)
-            // 3 claims × 2 client attempts.
+            // 3 claims × 2 client attempts: the status counts every request, the client's own retries included.
             #expect(fixture.emulator.recorder.totalRequests == 6)
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_retries_total") == 2)
+            #expect(delivery.attempts == 6)
+            #expect(delivery.lastTransientReason == "ServiceUnavailable")
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_apns_requests_total") == 6)
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_retries_total") == 6)
+            #expect(
+                metrics.counterTotal(
+                    label: "sealedpush_gateway_apns_retries_total", dimensions: [("reason", "ServiceUnavailable")]) == 6)
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_requeued_total") == 2)
             #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("reason", "ServiceUnavailable")]) == 1)
         }
     }

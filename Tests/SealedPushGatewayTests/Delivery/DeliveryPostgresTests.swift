@@ -19,4 +19,7 @@ struct DeliveryPostgresTests {
     @Test func shutdownAbandonsHungSendsToLeaseExpiry() async throws { try await DeliveryContract.shutdownAbandonsHungSendsToLeaseExpiry(PostgresHarness()) }
     @Test func twoNodesDeliverEachJobOnce() async throws { try await DeliveryContract.twoNodesDeliverEachJobOnce(PostgresHarness()) }
     @Test func gracefulShutdownFinishesInFlight() async throws { try await DeliveryContract.gracefulShutdownFinishesInFlight(PostgresHarness()) }
+    @Test func restartTakesBackDeadIncarnationsLeases() async throws { try await NodeAndRetryDeliveryContract.restartTakesBackDeadIncarnationsLeases(PostgresHarness()) }
+    @Test func liveNodeIDIsRefused() async throws { try await NodeAndRetryDeliveryContract.liveNodeIDIsRefused(PostgresHarness()) }
+    @Test func everyAPNsRequestIsCounted() async throws { try await NodeAndRetryDeliveryContract.everyAPNsRequestIsCounted(PostgresHarness()) }
 }

@@ -15,4 +15,7 @@ struct DeliverySQLiteTests {
     @Test func shutdownAbandonsHungSendsToLeaseExpiry() async throws { try await DeliveryContract.shutdownAbandonsHungSendsToLeaseExpiry(SQLiteHarness()) }
     @Test func twoNodesDeliverEachJobOnce() async throws { try await DeliveryContract.twoNodesDeliverEachJobOnce(SQLiteHarness()) }
     @Test func gracefulShutdownFinishesInFlight() async throws { try await DeliveryContract.gracefulShutdownFinishesInFlight(SQLiteHarness()) }
+    @Test func restartTakesBackDeadIncarnationsLeases() async throws { try await NodeAndRetryDeliveryContract.restartTakesBackDeadIncarnationsLeases(SQLiteHarness()) }
+    @Test func liveNodeIDIsRefused() async throws { try await NodeAndRetryDeliveryContract.liveNodeIDIsRefused(SQLiteHarness()) }
+    @Test func everyAPNsRequestIsCounted() async throws { try await NodeAndRetryDeliveryContract.everyAPNsRequestIsCounted(SQLiteHarness()) }
 }

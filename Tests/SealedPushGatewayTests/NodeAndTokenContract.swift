@@ -1,0 +1,152 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+import Testing
+
+/// Store contract (issue 17): node incarnations and their leases, request counts with the last transient reason,
+/// one registered device per APNs token. Run on every store by SQLiteStoreTests and PostgresStoreTests.
+enum NodeAndTokenContract {
+    static let now = StoreFixtures.now
+
+    static func instance(_ nodeID: String, boot: String, pid: Int = 4242, heartbeatAt: Date = now) -> NodeInstance {
+        NodeInstance(
+            nodeID: nodeID, bootID: boot, host: "host-\(boot)", machineBootID: "machine", pid: pid, processStart: 77,
+            startedAt: heartbeatAt, heartbeatAt: heartbeatAt)
+    }
+
+    /// A node that starts again takes back, at once, every lease an earlier incarnation of its node id held (its
+    /// own boot ids and the bare node id of older gateways), and nobody else's; the record is compare-and-set, so
+    /// of two starts replacing the same incarnation only one wins, and the loser's heartbeat says so.
+    static func restartTakesBackItsLeases(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            #expect(try await store.node(id: "gw") == nil)
+            let first = instance("gw", boot: "boot-1")
+            #expect(try await store.takeOverNode(first, replacing: nil, now: now) == 0)
+            #expect(try await store.takeOverNode(instance("gw", boot: "intruder"), replacing: nil, now: now) == nil)
+            let recorded = try #require(try await store.node(id: "gw"))
+            #expect(recorded == first)
+            #expect(first.leaseOwner == "gw/boot-1")
+
+            let keys = try await StoreFixtures.register(["a", "b", "c", "d", "e", "f"], in: "alpha", store)
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            let lease = Duration.seconds(90)
+            let mine = try await store.claim(owner: first.leaseOwner, limit: 3, leaseDuration: lease, now: now)
+            let legacy = try await store.claim(owner: "gw", limit: 1, leaseDuration: lease, now: now)
+            let lookalike = try await store.claim(owner: "gw-2/boot-9", limit: 1, leaseDuration: lease, now: now)
+            let other = try await store.claim(owner: "gwx", limit: 1, leaseDuration: lease, now: now)
+            #expect(mine.count == 3 && legacy.count == 1 && lookalike.count == 1 && other.count == 1)
+            let leased = try await store.leasedJobs(nodeID: "gw")
+            #expect(Set(leased.map(\.id)) == Set((mine + legacy).map(\.id)))
+            #expect(Set(leased.map(\.owner)) == ["gw/boot-1", "gw"])
+            #expect(try await store.heartbeat(first, now: now.addingTimeInterval(2)))
+            #expect(try await store.node(id: "gw")?.heartbeatAt == now.addingTimeInterval(2))
+
+            // The restart (boot-2) replaces boot-1: its 3 leases and the legacy one come back at once.
+            let t = now.addingTimeInterval(5)
+            let second = instance("gw", boot: "boot-2", heartbeatAt: t)
+            #expect(try await store.takeOverNode(second, replacing: "boot-1", now: t) == 4)
+            #expect(try await store.node(id: "gw")?.bootID == "boot-2")
+            #expect(try await store.leasedJobs(nodeID: "gw").isEmpty)
+            // A third start that read boot-1 too loses the race; boot-1's heartbeat says it was replaced.
+            #expect(try await store.takeOverNode(instance("gw", boot: "boot-3"), replacing: "boot-1", now: t) == nil)
+            #expect(try await store.heartbeat(first, now: t) == false)
+            #expect(try await store.heartbeat(second, now: t))
+            // Claimable now, long before the 90 s leases would have ended; attempts kept.
+            let again = try await store.claim(owner: second.leaseOwner, limit: 10, leaseDuration: lease, now: t)
+            #expect(Set(again.map(\.id)) == Set((mine + legacy).map(\.id)))
+            #expect(again.allSatisfy { $0.attempts == 2 })
+            // Other nodes' leases were not touched.
+            #expect(try await store.leasedJobs(nodeID: "gw-2").map(\.id) == lookalike.map(\.id))
+            #expect(try await store.leasedJobs(nodeID: "gwx").map(\.id) == other.map(\.id))
+            // A clean stop deletes only its own record.
+            try await store.releaseNode(first)
+            #expect(try await store.node(id: "gw")?.bootID == "boot-2")
+            try await store.releaseNode(second)
+            #expect(try await store.node(id: "gw") == nil)
+        }
+    }
+
+    /// `attempts` counts APNs requests (what each claim reported, plus one while claimed) and the job keeps the
+    /// last transient reason.
+    static func requestsAndTransientReason(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a"], in: "alpha", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            func delivery() async throws -> NotificationStatus.Delivery {
+                try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id)?.deliveries.first)
+            }
+            #expect(try await delivery().attempts == 0)
+            let job = try #require(try await store.claim(owner: "w", limit: 1, leaseDuration: .seconds(60), now: now).first)
+            #expect(try await delivery().attempts == 1)  // in flight
+            #expect(
+                try await store.finish(
+                    jobID: job.id, owner: "w", outcome: .retry(reason: "TooManyRequests", notBefore: now),
+                    requests: 3, transientReason: "TooManyRequests", now: now))
+            var state = try await delivery()
+            #expect(state.attempts == 3)
+            #expect(state.lastTransientReason == "TooManyRequests")
+            let again = try #require(try await store.claim(owner: "w", limit: 1, leaseDuration: .seconds(60), now: now).first)
+            #expect(try await delivery().attempts == 4)
+            #expect(
+                try await store.finish(
+                    jobID: again.id, owner: "w", outcome: .sent(apnsID: "6f1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10"),
+                    requests: 2, transientReason: "ConnectionLost", now: now))
+            state = try await delivery()
+            #expect(state.state == .sent)
+            #expect(state.attempts == 5)
+            #expect(state.lastTransientReason == "ConnectionLost")
+        }
+    }
+
+    /// One APNs token, one registered device per app and environment: registering it under another device id
+    /// moves it (the old device is marked unregistered and its open jobs end), a send to both queues one job, and
+    /// other apps and the other environment are not touched.
+    static func tokenBelongsToOneDevice(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let token = StoreFixtures.token(5)
+            var keys: [String: DevicePublicKey] = [:]
+            func put(_ app: String, _ device: String, _ environment: APNsEnvironment, at offset: TimeInterval) async throws
+                -> DevicePutResult
+            {
+                let (key, registration) = try StoreFixtures.registration()
+                keys[device] = key
+                return try await store.putDevice(
+                    appID: app, deviceID: device, apnsToken: token, environment: environment, registration: registration,
+                    now: now.addingTimeInterval(offset))
+            }
+            #expect(try await put("alpha", "old-id", .sandbox, at: 0).tokenTakenFrom.isEmpty)
+            #expect(try await put("beta", "elsewhere", .sandbox, at: 1).tokenTakenFrom.isEmpty)
+            #expect(try await put("alpha", "prod", .production, at: 2).tokenTakenFrom.isEmpty)
+            let early = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["old-id": keys["old-id"]!]))
+
+            // The phone reinstalled the app: a new device id, the same token.
+            let moved = try await put("alpha", "new-id", .sandbox, at: 10)
+            #expect(moved.tokenTakenFrom == ["old-id"])
+            let old = try #require(try await store.device(appID: "alpha", deviceID: "old-id"))
+            #expect(old.unregisteredAt == now.addingTimeInterval(10))
+            #expect(try await store.device(appID: "alpha", deviceID: "new-id")?.unregisteredAt == nil)
+            #expect(try await store.device(appID: "alpha", deviceID: "prod")?.unregisteredAt == nil)
+            #expect(try await store.device(appID: "beta", deviceID: "elsewhere")?.unregisteredAt == nil)
+            let earlyJob = try #require(try await store.notificationStatus(appID: "alpha", notificationID: early.id)?.deliveries.first)
+            #expect(earlyJob.state == .unregistered)
+            #expect(earlyJob.reason == DevicePutResult.tokenMovedReason)
+
+            // A send naming both device ids queues one job for the token.
+            let both = try await store.enqueue(
+                fixtures.notification(appID: "alpha", to: ["old-id": keys["old-id"]!, "new-id": keys["new-id"]!]))
+            let states = try #require(try await store.notificationStatus(appID: "alpha", notificationID: both.id))
+                .deliveries.map { "\($0.deviceID):\($0.state.rawValue)" }
+            #expect(states == ["new-id:queued", "old-id:unregistered"])
+            let claimed = try await store.claim(owner: "w", limit: 10, leaseDuration: .seconds(60), now: now.addingTimeInterval(20))
+            #expect(claimed.filter { $0.apnsToken == token && $0.environment == .sandbox }.count == 1)
+
+            // The old id registering the token again takes it back.
+            #expect(try await put("alpha", "old-id", .sandbox, at: 30).tokenTakenFrom == ["new-id"])
+            #expect(try await store.device(appID: "alpha", deviceID: "old-id")?.unregisteredAt == nil)
+            #expect(try await store.device(appID: "alpha", deviceID: "new-id")?.unregisteredAt != nil)
+            // Re-registering the same device with the same token takes nothing from anyone.
+            #expect(try await put("alpha", "old-id", .sandbox, at: 40).tokenTakenFrom.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Memory soak of the gateway: drives COUNT deliveries through a real `sealed-push-gateway serve` (delivery on) into
+# a real `sealed-push emulator` on loopback, and reads the gateway's VmRSS after a warm-up (a tenth of COUNT, at
+# least 2,000 deliveries), at half-way and at the end, each once the queue is empty. Fails unless
+#
+#   end <= warm-up + 32 MB   and   end <= half-way * 1.05   (a reading that fell is not growth)
+#
+# and every notification was sent (sealedpush_gateway_sent_total == COUNT, the emulator accepted COUNT).
+#
+#   scripts/gateway-soak.sh [STORE] [COUNT] [BINDIR]
+#
+# STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names, e.g. after
+# `eval "$(bash scripts/postgres-test.sh start)"`; dropped at the end). COUNT defaults to 200000; BINDIR to
+# .build/debug (it needs sealed-push and sealed-push-gateway). Sends go 1,000 devices per request, at most
+# BACKLOG (default 5,000) deliveries queued at a time.
+set -euo pipefail
+store=${1:-sqlite}
+count=${2:-200000}
+bindir=${3:-.build/debug}
+backlog=${BACKLOG:-5000}
+devices=1000
+S=$(cd "$bindir" && pwd)/sealed-push
+G=$(cd "$bindir" && pwd)/sealed-push-gateway
+[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-soak: $S and $G must be built" >&2; exit 2; }
+(( count % devices == 0 )) || { echo "gateway-soak: COUNT must be a multiple of $devices" >&2; exit 2; }
+
+work=$(mktemp -d)
+emulator_pid=
+gateway_pid=
+database_name=
+cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null || true
+    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null || true
+    if [ -n "$database_name" ]; then
+        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $database_name" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() {  # FILE PATTERN
+    for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    echo "gateway-soak: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+case "$store" in
+sqlite) database="sqlite:gateway.sqlite" ;;
+postgres)
+    : "${SEALEDPUSH_TEST_POSTGRES_URL:?set it (eval \"\$(bash scripts/postgres-test.sh start)\")}"
+    database_name="gateway_soak_$$"
+    psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "CREATE DATABASE $database_name" >/dev/null
+    database="${SEALEDPUSH_TEST_POSTGRES_URL%/*}/$database_name"
+    ;;
+*) echo "gateway-soak: STORE is sqlite or postgres" >&2; exit 2 ;;
+esac
+
+cd "$work"
+"$S" apns-keygen --out AuthKey.p8 >/dev/null
+"$S" emulator --auth-key AuthKey.p8 --key-id SOAKKEY001 --team-id SOAKTEAM01 --cert-out emulator.pem \
+    --keep-total 1000 >emulator.out 2>&1 &
+emulator_pid=$!
+wait_for emulator.out "listening on"
+emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+
+"$G" init --dir gw --app-id soak --topic com.example.soak --team-id SOAKTEAM01 --key-id SOAKKEY001 \
+    --apns-key AuthKey.p8 --database "$database" >init.out
+key=$(sed -n 's/^API key.*: //p' init.out)
+SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
+    SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port" \
+    SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem" \
+    "$G" serve --config gw/gateway.json >serve.out 2>&1 &
+gateway_pid=$!
+wait_for serve.out "listening on port"
+port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
+api="http://127.0.0.1:$port/v1/apps/soak"
+
+# 1,000 devices (one key ring, distinct tokens), registered 8 at a time.
+"$S" device init --keyring phone >registration.json
+registration=$(cat registration.json)
+seq 1 "$devices" | xargs -P 8 -I{} sh -c '
+    curl -sS --fail-with-body -o /dev/null -X PUT "$1/devices/soak-$2" -H "Authorization: Bearer $3" \
+        -H "Content-Type: application/json" \
+        -d "{\"apnsToken\":\"$(printf %064x "$2")\",\"environment\":\"sandbox\",\"registration\":$4}"
+' _ "$api" {} "$key" "$registration"
+ids=$(seq 1 "$devices" | sed 's/.*/"soak-&"/' | paste -sd,)
+printf '{"devices":[%s],"content":{"title":"Soak","body":"a notification of ordinary length for the soak"},"ttl":3600}' \
+    "$ids" >send.json
+
+metric() {  # NAME: the value of an unlabelled metric (0 when absent)
+    curl -sS "http://127.0.0.1:$port/metrics" | awk -v name="$1" '$1 == name { printf "%d", $2; found = 1 } END { if (!found) print 0 }'
+}
+sent=0
+requested=0
+deliver_until() {  # TARGET: send until TARGET deliveries were requested, then wait until all are sent
+    local target=$1
+    while (( requested < target )); do
+        if (( requested - sent < backlog )); then
+            curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" -H "Authorization: Bearer $key" \
+                -H 'Content-Type: application/json' --data-binary @send.json
+            requested=$(( requested + devices ))
+        else
+            sleep 0.2
+        fi
+        sent=$(metric sealedpush_gateway_sent_total)
+    done
+    local stalled=0 previous=-1
+    while (( sent < target )); do
+        sleep 0.5
+        sent=$(metric sealedpush_gateway_sent_total)
+        if (( sent == previous )); then stalled=$(( stalled + 1 )); else stalled=0; fi
+        previous=$sent
+        (( stalled < 120 )) || { echo "gateway-soak: delivery stalled at $sent of $target" >&2; tail -20 serve.out >&2; exit 1; }
+    done
+    sleep 2  # let the sends' last allocations settle
+}
+rss() { awk -v key="$1:" '$1 == key { printf "%.1f", $2 / 1024 }' "/proc/$gateway_pid/status"; }
+
+warm_count=$(( count / 10 < 2000 ? 2000 : count / 10 ))
+warm_count=$(( (warm_count + devices - 1) / devices * devices ))
+half_count=$(( count / 2 / devices * devices ))
+started=$(rss VmRSS)
+begin=$(date +%s.%N)
+deliver_until "$warm_count"; warm=$(rss VmRSS)
+echo "  $warm_count delivered: VmRSS $warm MB"
+deliver_until "$half_count"; half=$(rss VmRSS)
+echo "  $half_count delivered: VmRSS $half MB"
+deliver_until "$count"; end=$(rss VmRSS)
+finish=$(date +%s.%N)
+peak=$(rss VmHWM)
+echo "  $count delivered: VmRSS $end MB (peak $peak MB)"
+retries=$(metric sealedpush_gateway_retries_total)
+kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+kill -TERM "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
+accepted=$(sed -n 's/^stopped: [0-9]* requests, \([0-9]*\) accepted.*/\1/p' emulator.out | tail -1)
+
+growth=$(echo "$end - $warm" | bc)
+ratio=$(echo "scale=3; $end / $half" | bc)
+seconds=$(echo "$finish - $begin" | bc)
+printf 'gateway soak (%s, %s): VmRSS %s MB at start, %s MB after %s warm-up deliveries, %s MB at %s, %s MB at %s (peak %s MB); end - warm-up = %s MB (bound 32), end / half = %s (bound 1.05); sent %s, emulator accepted %s, retries %s; %.0f deliveries/s\n' \
+    "$store" "$(basename "$(dirname "$G")")" "$started" "$warm" "$warm_count" "$half" "$half_count" "$end" "$count" \
+    "$peak" "$growth" "$ratio" "$sent" "${accepted:-?}" "$retries" "$(echo "$count / $seconds" | bc -l)"
+fail=0
+if (( $(echo "$end > $warm + 32" | bc) )); then echo "FAIL: the gateway grew $growth MB after the warm-up (bound 32 MB)"; fail=1; fi
+if (( $(echo "$end > $half * 1.05" | bc) )); then echo "FAIL: the gateway grew past 5 % after half-way ($ratio)"; fail=1; fi
+if (( sent != count )); then echo "FAIL: $sent of $count sent"; fail=1; fi
+if [ -n "$accepted" ] && (( accepted < count )); then echo "FAIL: the emulator accepted $accepted of $count"; fail=1; fi
+exit $fail
