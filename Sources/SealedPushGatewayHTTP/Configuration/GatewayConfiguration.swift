@@ -52,6 +52,10 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         /// The hosts attachments may be fetched from; nil for any.
         public var fetchAllowedHosts: [String]?
         /// Whether attachment hosts may resolve to loopback, private or link-local addresses (default false).
+        ///
+        /// Risky: `true` lets any holder of an API key make the gateway fetch from the gateway's own network
+        /// (loopback services, RFC 1918 and fc00::/7 hosts, link-local cloud metadata at 169.254.169.254): server-side
+        /// request forgery. Only for test rigs, or together with ``fetchAllowedHosts`` naming the internal hosts.
         public var fetchAllowPrivateAddresses: Bool
 
         /// Creates the section with its defaults.
@@ -66,7 +70,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             fetchAllowPrivateAddresses = false
         }
 
-        private enum CodingKeys: String, CodingKey {
+        private enum CodingKeys: String, CodingKey, CaseIterable {
             case blobDirectory, urlPrefix, listen, maxAgeSeconds, fetchTimeoutSeconds, fetchAllowHTTP, fetchAllowedHosts
             case fetchAllowPrivateAddresses
         }
@@ -85,6 +89,9 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             fetchAllowPrivateAddresses =
                 try container.decodeIfPresent(Bool.self, forKey: .fetchAllowPrivateAddresses) ?? false
         }
+
+        /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
+        static let knownKeys = CodingKeys.allCases.map(\.stringValue)
 
         /// The blob server's address, if the gateway serves blobs itself.
         public func listenAddress() throws -> (host: String, port: Int)? {
@@ -119,7 +126,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         self.delivery = delivery
     }
 
-    private enum CodingKeys: String, CodingKey { case listen, database, maxBodyBytes, logLevel, overflow, delivery }
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery
+    }
+
+    /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
+    static let knownKeys = CodingKeys.allCases.map(\.stringValue)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -146,6 +158,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         } catch {
             throw GatewayConfigurationError("cannot read the configuration file \(path)")
         }
+        // A misspelled key would otherwise leave its setting at the default without a word.
+        try ConfigurationKeyCheck.check(data, file: path)
         var configuration: GatewayConfiguration
         do {
             configuration = try JSONDecoder().decode(GatewayConfiguration.self, from: data)

@@ -77,4 +77,26 @@ struct GatewayConfigurationTests {
         let missing = try write(#"{"listen":"127.0.0.1:1"}"#)
         #expect(throws: GatewayConfigurationError.self) { try GatewayConfiguration.load(path: missing, environment: [:]) }
     }
+
+    /// Regression (issue 17, point 6): misspelled keys used to start `serve` with the defaults.
+    @Test(arguments: [
+        (#"{"database":"sqlite:gw.sqlite","maxBodyByte":1000}"#, "\"maxBodyByte\"", "\"maxBodyBytes\""),
+        (#"{"database":"sqlite:gw.sqlite","delivery":{"leaseSecond":90}}"#, "\"delivery.leaseSecond\"", "\"delivery.leaseSeconds\""),
+        (#"{"database":"sqlite:gw.sqlite","overflow":{"blobDirectory":"b","urlPrefix":"https://b.example/","fetchAllowedHost":["a.example"]}}"#,
+            "\"overflow.fetchAllowedHost\"", "\"overflow.fetchAllowedHosts\""),
+        (#"{"database":"sqlite:gw.sqlite","delivery":{"webhook":{"url":"https://h.example/","secretFile":"s","secretfiles":"t"}}}"#,
+            "\"delivery.webhook.secretfiles\"", "\"delivery.webhook.secretFile\""),
+        (#"{"database":"sqlite:gw.sqlite","Listen":"127.0.0.1:1"}"#, "\"Listen\"", "\"listen\""),
+    ])
+    func unknownKeysAreRefusedWithTheNearestKnownOne(json: String, key: String, nearest: String) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(json)
+        do {
+            _ = try GatewayConfiguration.load(path: path, environment: [:])
+            Issue.record("\(key) was accepted")
+        } catch let error as GatewayConfigurationError {
+            #expect(error.message.contains("unknown setting \(key)"), "\(error.message)")
+            #expect(error.message.contains("did you mean \(nearest)"), "\(error.message)")
+        }
+    }
 }
