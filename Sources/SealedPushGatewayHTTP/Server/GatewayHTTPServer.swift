@@ -66,6 +66,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             router: makeRouter(),
             server: .http1(
                 configuration: .init(
+                    // Closes refused connections and answers malformed HTTP with the contract's Error object.
+                    additionalChannelHandlers: [ConnectionGuardHandler()],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
@@ -101,6 +103,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 allowed.append((route.path, [route.method]))
             }
         }
+        // Outermost: every error is the contract's Error object.
+        router.add(middleware: ErrorResponseMiddleware())
         // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
         router.add(middleware: MethodNotAllowedMiddleware(routes: allowed))
         return router
@@ -185,7 +189,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
         let send = try SendRequest(body: body)
-        let accepted = try await fanOut.send(appID: appID, request: send, idempotencyKey: idempotencyKey)
+        let accepted = try await fanOut.send(
+            appID: appID, request: send, idempotencyKey: idempotencyKey,
+            requestDigest: idempotencyKey == nil ? nil : NewNotification.requestDigest(of: body))
         let id = accepted.id.uuidString.lowercased()
         var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
