@@ -51,5 +51,6 @@ enum PostgresMigrations {
             ]),
         PortableMigrations.notificationsByExpiry,
         PortableMigrations.deviceUsers,
+        PortableMigrations.idempotencyRequestDigest,
     ]
 }

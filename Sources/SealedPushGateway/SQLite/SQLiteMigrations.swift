@@ -48,5 +48,6 @@ enum SQLiteMigrations {
             ]),
         PortableMigrations.notificationsByExpiry,
         PortableMigrations.deviceUsers,
+        PortableMigrations.idempotencyRequestDigest,
     ]
 }

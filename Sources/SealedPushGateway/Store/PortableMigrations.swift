@@ -12,4 +12,10 @@ enum PortableMigrations {
             "ALTER TABLE devices ADD COLUMN user_id TEXT",
             "CREATE INDEX devices_user ON devices (app_id, user_id)",
         ])
+
+    /// Version 4: the SHA-256 of the request that used an idempotency key (hex), so a reuse with another body is
+    /// refused. Rows from before it have none (their key replays whatever the body).
+    static let idempotencyRequestDigest = Migration(
+        version: 4, name: "idempotency request digest",
+        statements: ["ALTER TABLE notifications ADD COLUMN request_digest TEXT"])
 }
