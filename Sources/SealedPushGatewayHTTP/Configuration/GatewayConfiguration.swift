@@ -112,12 +112,18 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var overflow: Overflow?
     /// Delivery to APNs (a missing section means on, with defaults).
     public var delivery: GatewayDeliverySettings
+    /// Whether the plain-HTTP API may listen on an address other than loopback, and the webhook URL may be
+    /// `http://` (default false: bearer keys and webhook signatures would cross the network in clear; put a TLS
+    /// proxy in front and then set it). `serve` logs a warning at every start when it is used.
+    public var allowPlainHTTP: Bool
 
     /// Creates a configuration.
     public init(
         listen: String = "127.0.0.1:8080", database: String, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
-        logLevel: String = "info", overflow: Overflow? = nil, delivery: GatewayDeliverySettings = GatewayDeliverySettings()
+        logLevel: String = "info", overflow: Overflow? = nil, delivery: GatewayDeliverySettings = GatewayDeliverySettings(),
+        allowPlainHTTP: Bool = false
     ) {
+        self.allowPlainHTTP = allowPlainHTTP
         self.listen = listen
         self.database = database
         self.maxBodyBytes = maxBodyBytes
@@ -127,7 +133,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, database, maxBodyBytes, logLevel, overflow, delivery
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -143,6 +149,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         overflow = try container.decodeIfPresent(Overflow.self, forKey: .overflow)
         delivery = try container.decodeIfPresent(GatewayDeliverySettings.self, forKey: .delivery)
             ?? GatewayDeliverySettings()
+        allowPlainHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowPlainHTTP) ?? false
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -212,7 +219,20 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// Checks the settings' forms.
     public func validate() throws {
-        _ = try listenAddress()
+        let (host, _) = try listenAddress()
+        guard allowPlainHTTP || Self.isLoopback(host) else {
+            throw GatewayConfigurationError(
+                "listen \(listen) is not a loopback address and the API is plain HTTP: API keys would cross the network "
+                    + "in clear. Listen on 127.0.0.1 behind a TLS proxy, or set \"allowPlainHTTP\": true if a TLS proxy "
+                    + "or a private network already protects it")
+        }
+        if delivery.enabled, let webhook = delivery.webhook, !allowPlainHTTP,
+            !webhook.url.lowercased().hasPrefix("https://")
+        {
+            throw GatewayConfigurationError(
+                "delivery.webhook.url must be https:// (events and their signatures would cross the network in clear), "
+                    + "or set \"allowPlainHTTP\": true")
+        }
         guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw GatewayConfigurationError(
@@ -237,6 +257,17 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public func deliveryConfiguration() throws -> DeliveryConfiguration? {
         guard delivery.enabled else { return nil }
         return try delivery.deliveryConfiguration()
+    }
+
+    /// Whether the plain-HTTP listener is exposed beyond loopback with ``allowPlainHTTP`` (`serve` warns then).
+    public var plainHTTPBeyondLoopback: Bool {
+        guard let host = try? listenAddress().host else { return false }
+        return !Self.isLoopback(host)
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// The listening host and port.
