@@ -61,6 +61,8 @@ status=0
 schemathesis --config-file Specs/tools/schemathesis.toml run Specs/gateway-api.yaml \
     --url "http://127.0.0.1:$port" -H "Authorization: Bearer $key" --checks all --max-examples "$examples" \
     --seed 20261124 --request-timeout 30 || status=$?
+# What schemathesis cannot see (undeclared paths, broken HTTP, refusals mid-body): raw sockets, every error an Error.
+python3 Specs/tools/check_gateway_api.py Specs/gateway-api.yaml --live "http://127.0.0.1:$port" --key "$key" || status=$?
 kill -0 "$pid" 2>/dev/null || { echo "schemathesis.sh: the gateway died during the run" >&2; status=1; }
 if grep -q "Fatal error\|Crash" "$work/serve.log"; then
     echo "schemathesis.sh: the gateway logged a crash" >&2

@@ -44,6 +44,13 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "sealed-push.gateway")
+        if configuration.plainHTTPBeyondLoopback {
+            logger.warning(
+                "plain HTTP beyond loopback (allowPlainHTTP): API keys cross the network in clear unless a TLS proxy or a private network protects this listener",
+                metadata: ["listen": "\(configuration.listen)"])
+        } else if configuration.allowPlainHTTP, configuration.delivery.webhook != nil {
+            logger.warning("allowPlainHTTP is set: the webhook URL may be plain http://")
+        }
 
         // The process-wide metrics system: the HTTP API and the delivery worker record into one registry.
         let registry = PrometheusCollectorRegistry()

@@ -6,19 +6,37 @@
    response (4xx, 5xx; but /healthz's 503, which is a Health) uses the Error schema; the send takes Idempotency-Key and answers 202, 413, 422.
 3. The schemas accept requests the specs allow and refuse ones they forbid (JSON Schema 2020-12, from the
    documents Specs/keyring-v1.md §4 and Specs/envelope-v1.md §4 — not from any implementation).
+4. With --live URL --key KEY (scripts/schemathesis.sh passes its running gateway): what no operation declares, so
+   schemathesis cannot see it, over raw sockets — unknown paths, undeclared methods, refusals, oversized or too
+   many headers, bad Content-Length, bad chunks, a chunked body far past the limit — each answered with the
+   contract's Error object (validated against the schema, as application/json), refusals with the connection closed.
 
-Usage: check_gateway_api.py [Specs/gateway-api.yaml]
+Usage: check_gateway_api.py [Specs/gateway-api.yaml] [--live http://127.0.0.1:PORT --key API_KEY]
 Needs: pip install openapi-spec-validator (brings jsonschema and PyYAML).
 Prints 'N passed, M failed' and exits non-zero on any failure.
 """
+import json
+import socket
 import sys
+import time
+from urllib.parse import urlparse
 
 import yaml
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
-path = sys.argv[1] if len(sys.argv) > 1 else "Specs/gateway-api.yaml"
+args = sys.argv[1:]
+live = key = None
+if "--live" in args:
+    i = args.index("--live")
+    live = args[i + 1]
+    del args[i:i + 2]
+if "--key" in args:
+    i = args.index("--key")
+    key = args[i + 1]
+    del args[i:i + 2]
+path = args[0] if args else "Specs/gateway-api.yaml"
 passed = 0
 failed = 0
 
@@ -171,6 +189,132 @@ accepts("NotificationStatus", {
     ]}, "one sent and one failed device")
 refuses("DeviceDelivery", {"deviceId": "a", "state": "claimed", "attempts": 0, "updatedAt": "2027-01-15T08:00:01Z"},
         "the store's internal state 'claimed'")
+
+
+
+# ---- 4. the live gateway: errors no operation declares (raw sockets: exactly these bytes, nothing fixed up)
+def raw_exchange(url, data, send_more=None, timeout=20):
+    """Sends data (then send_more() chunks while the server takes them); returns (status, headers, body, sent, closed)."""
+    target = urlparse(url)
+    sock = socket.create_connection((target.hostname, target.port), timeout=timeout)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+    received = b""
+    sent = 0
+    try:
+        sock.sendall(data)
+        if send_more:
+            for chunk in send_more():
+                sock.sendall(chunk)
+                sent += len(chunk)
+                sock.setblocking(False)
+                try:
+                    while True:
+                        more = sock.recv(65536)
+                        if not more:
+                            break
+                        received += more
+                except (BlockingIOError, InterruptedError):
+                    pass
+                sock.setblocking(True)
+                sock.settimeout(timeout)
+    except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+        pass
+    closed = False
+    deadline = time.monotonic() + timeout
+    try:
+        sock.setblocking(True)
+        sock.settimeout(timeout)
+        while time.monotonic() < deadline:
+            more = sock.recv(65536)
+            if not more:
+                closed = True
+                break
+            received += more
+    except (ConnectionResetError, OSError):
+        closed = True
+    sock.close()
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    try:
+        status = int(lines[0].split(" ")[1])
+    except (IndexError, ValueError):
+        status = 0
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers and headers["content-length"].isdigit():
+        body = body[:int(headers["content-length"])]
+    return status, headers, body, sent, closed
+
+
+def request(method, target, headers=(), body=b"", close=True):
+    text = f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    if close:
+        text += "Connection: close\r\n"
+    for header in headers:
+        text += header + "\r\n"
+    return (text + "\r\n").encode("latin-1") + body
+
+
+def expect_error(what, status, code, got):
+    got_status, headers, body, _, _ = got
+    check(got_status == status, f"live: {what} answers {status} (got {got_status})")
+    check(headers.get("content-type", "").startswith("application/json"), f"live: {what} is application/json")
+    try:
+        error = json.loads(body)
+    except ValueError:
+        check(False, f"live: {what} has a JSON body (got {body[:80]!r})")
+        return
+    errors = list(validator("Error").iter_errors(error))
+    check(not errors, f"live: {what} is an Error object: {[e.message for e in errors]}")
+    check(error.get("code") == code, f"live: {what} has code {code} (got {error.get('code')})")
+
+
+if live:
+    auth = f"Authorization: Bearer {key}"
+    cases = [
+        ("GET /admin", request("GET", "/admin"), 404, "notFound"),
+        ("GET /v1/apps", request("GET", "/v1/apps"), 404, "notFound"),
+        ("GET /", request("GET", "/"), 404, "notFound"),
+        ("PATCH a device", request("PATCH", "/v1/apps/chat/devices/phone", [auth]), 405, "methodNotAllowed"),
+        ("a device without a key", request("GET", "/v1/apps/chat/devices/phone"), 401, "unauthorized"),
+        ("a key of no app", request("GET", "/v1/apps/chat/devices/phone", ["Authorization: Bearer sp_nope"]),
+         401, "unauthorized"),
+        ("a declared body over maxBodyBytes",
+         request("POST", "/v1/apps/chat/notifications", [auth, "Content-Length: 100000000"]), 413, "requestTooLarge"),
+        ("a header over 80 KiB", request("GET", "/healthz", ["X-Big: " + "a" * 90000]), 400, "malformedRequest"),
+        ("1,001 headers", request("GET", "/healthz", [f"X-H{i}: v" for i in range(1001)]), 400, "malformedRequest"),
+        ("Content-Length: abc", request("POST", "/v1/apps/chat/notifications", [auth, "Content-Length: abc"]),
+         400, "malformedRequest"),
+        ("two Content-Lengths",
+         request("POST", "/v1/apps/chat/notifications", [auth, "Content-Length: 2", "Content-Length: 3"], b"{}"),
+         400, "malformedRequest"),
+        ("a bad chunk size",
+         request("POST", "/v1/apps/chat/notifications", [auth, "Transfer-Encoding: chunked"], b"zz\r\n{}\r\n0\r\n\r\n"),
+         400, "malformedRequest"),
+        ("not HTTP", b"HELLO\r\n\r\n", 400, "malformedRequest"),
+    ]
+    for what, data, status, code in cases:
+        expect_error(what, status, code, raw_exchange(live, data))
+
+    # A chunked body far past maxBodyBytes (64 MiB offered): answered, then the connection closes after a bounded
+    # read instead of the whole body being read and discarded.
+    def chunks():
+        chunk = b"10000\r\n" + b" " * 0x10000 + b"\r\n"
+        for _ in range(1024):
+            yield chunk
+
+    for what, headers, status, code in [
+        ("a chunked body past the limit", [auth], 413, "requestTooLarge"),
+        ("a chunked body without a key", [], 401, "unauthorized"),
+    ]:
+        head = request("POST", "/v1/apps/chat/notifications",
+                       headers + ["Content-Type: application/json", "Transfer-Encoding: chunked"], close=False)
+        got = raw_exchange(live, head, send_more=chunks)
+        expect_error(what, status, code, got)
+        check(got[4], f"live: {what}: the connection is closed")
+        check(got[3] < 16 << 20, f"live: {what}: the server took {got[3]} of 67,108,864 bytes (under 16 MiB)")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -13,6 +13,7 @@ struct SQLiteStoreTests {
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(SQLiteHarness()) }
     @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(SQLiteHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
+    @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(SQLiteHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(SQLiteHarness()) }
     @Test func expiredLeaseIsTakenOver() async throws { try await StoreContract.expiredLeaseIsTakenOver(SQLiteHarness()) }

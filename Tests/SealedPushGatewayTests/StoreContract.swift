@@ -249,6 +249,31 @@ enum StoreContract {
         }
     }
 
+    /// The request digest kept with an idempotency key is answered by a replay and by `idempotentRequest`; a key
+    /// without a digest (stored before digests were kept) answers nil; a notification without a key keeps none.
+    static func idempotencyRequestDigest(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a"], in: "alpha", store)
+            let digest = NewNotification.requestDigest(of: Array(#"{"devices":["a"]}"#.utf8))
+            #expect(digest.count == 64)
+            var first = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "order-1")
+            first.requestDigest = digest
+            let stored = try await store.enqueue(first)
+            #expect(!stored.replayed && stored.requestDigest == nil)
+            var retry = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "order-1")
+            retry.requestDigest = NewNotification.requestDigest(of: Array(#"{"devices":["b"]}"#.utf8))
+            let replay = try await store.enqueue(retry)
+            #expect(replay == EnqueueResult(id: first.id, replayed: true, jobCount: 1, requestDigest: digest))
+            let found = try await store.idempotentRequest(appID: "alpha", idempotencyKey: "order-1")
+            #expect(found?.id == first.id && found?.requestDigest == digest)
+            #expect(try await store.idempotentRequest(appID: "alpha", idempotencyKey: "order-2") == nil)
+            #expect(try await store.idempotentRequest(appID: "beta", idempotencyKey: "order-1") == nil)
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "old-key"))
+            let old = try await store.idempotentRequest(appID: "alpha", idempotencyKey: "old-key")
+            #expect(old != nil && old?.requestDigest == nil)
+        }
+    }
+
     static func enqueueValidation(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
             let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)

@@ -340,8 +340,21 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)? {
+        try await run("reading an idempotency key") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT id, request_digest FROM notifications
+                WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey)
+                """, logger: logger)
+            for try await (id, digest) in rows.decode((UUID, String?).self) { return (id, digest) }
+            return nil
+        }
+    }
+
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
         try notification.validate()
+        let digest = notification.idempotencyKey == nil ? nil : notification.requestDigest
         let created = Millis.from(notification.createdAt)
         let expires = Millis.from(notification.expiresAt)
         return try await transaction("enqueueing a notification") { connection, logger in
@@ -360,20 +373,21 @@ public final class PostgresGatewayStore: GatewayStore {
             let inserted = try await Self.count(
                 connection.query(
                     """
-                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at)
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                               request_digest)
                     VALUES (\(notification.id), \(notification.appID), \(notification.idempotencyKey),
-                            \(notification.priority), \(notification.collapseID), \(created), \(expires))
+                            \(notification.priority), \(notification.collapseID), \(created), \(expires), \(digest))
                     ON CONFLICT (app_id, idempotency_key) DO NOTHING
                     RETURNING 1
                     """, logger: logger))
             if inserted == 0, let key = notification.idempotencyKey {
                 let existing = try await connection.query(
                     """
-                    SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id)
+                    SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id), n.request_digest
                     FROM notifications n WHERE n.app_id = \(notification.appID) AND n.idempotency_key = \(key)
                     """, logger: logger)
-                for try await (id, jobs) in existing.decode((UUID, Int).self) {
-                    return EnqueueResult(id: id, replayed: true, jobCount: jobs)
+                for try await (id, jobs, stored) in existing.decode((UUID, Int, String?).self) {
+                    return EnqueueResult(id: id, replayed: true, jobCount: jobs, requestDigest: stored)
                 }
                 throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
             }

@@ -52,5 +52,6 @@ enum PostgresMigrations {
         PortableMigrations.notificationsByExpiry,
         PortableMigrations.deviceUsers,
         PortableMigrations.deliveryNodesRequestsAndTokens,
+        PortableMigrations.idempotencyRequestDigest,
     ]
 }

@@ -12,15 +12,19 @@ public struct EnqueueResult: Sendable, Hashable {
     public var replayed: Bool
     /// How many device jobs the notification has.
     public var jobCount: Int
+    /// When ``replayed``: the digest the first request kept with the key (nil if it kept none).
+    public var requestDigest: String?
 
     /// Creates a result.
     /// - Parameters:
     ///   - id: The notification id.
     ///   - replayed: Whether this repeated an earlier request.
     ///   - jobCount: The number of jobs.
-    public init(id: UUID, replayed: Bool, jobCount: Int) {
+    ///   - requestDigest: When replayed, the first request's digest.
+    public init(id: UUID, replayed: Bool, jobCount: Int, requestDigest: String? = nil) {
         self.id = id
         self.replayed = replayed
         self.jobCount = jobCount
+        self.requestDigest = requestDigest
     }
 }

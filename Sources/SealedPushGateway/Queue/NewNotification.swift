@@ -1,3 +1,5 @@
+import Crypto
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -29,6 +31,9 @@ public struct NewNotification: Sendable, Hashable {
     public var appID: String
     /// The `Idempotency-Key` of the request, unique per app.
     public var idempotencyKey: String?
+    /// The request's digest kept with its idempotency key (``requestDigest(of:)``), so a reuse of the key with
+    /// another request can be told from a retry.
+    public var requestDigest: String?
     /// `apns-priority`: 1, 5 or 10.
     public var priority: Int
     /// `apns-collapse-id`, reused by every send and resend of this notification.
@@ -50,13 +55,15 @@ public struct NewNotification: Sendable, Hashable {
     ///   - createdAt: When it was accepted.
     ///   - expiresAt: When it expires.
     ///   - jobs: One sealed body per device.
+    ///   - requestDigest: The request's digest, kept with the idempotency key.
     public init(
         id: UUID = UUID(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
-        createdAt: Date, expiresAt: Date, jobs: [Job]
+        createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil
     ) {
         self.id = id
         self.appID = appID
         self.idempotencyKey = idempotencyKey
+        self.requestDigest = requestDigest
         self.priority = priority
         self.collapseID = collapseID
         self.createdAt = createdAt
@@ -79,5 +86,18 @@ public struct NewNotification: Sendable, Hashable {
         guard expiresAt > createdAt else {
             throw GatewayStoreError(.invalidArgument, "expiresAt must be after createdAt", field: "ttl")
         }
+    }
+}
+
+extension NewNotification {
+    /// The digest kept with an idempotency key: SHA-256 of `body` in lowercase hex (the gateway's HTTP API passes
+    /// the send body's canonical JSON, so member order and spacing do not count).
+    /// - Parameter body: The request's bytes.
+    /// - Returns: 64 hex digits.
+    public static func requestDigest(of body: [UInt8]) -> String {
+        SHA256.hash(data: body).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+        }.joined()
     }
 }

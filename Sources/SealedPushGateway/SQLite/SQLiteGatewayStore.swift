@@ -282,6 +282,18 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)? {
+        try await read("reading an idempotency key") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, request_digest FROM notifications WHERE app_id = ? AND idempotency_key = ?",
+                    arguments: [appID, idempotencyKey]),
+                let id = UUID(uuidString: row["id"])
+            else { return nil }
+            return (id, row["request_digest"])
+        }
+    }
+
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
         try notification.validate()
         return try await write("enqueueing a notification") { db in
@@ -289,12 +301,14 @@ public final class SQLiteGatewayStore: GatewayStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
+                        SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
                         FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
                         """,
                     arguments: [notification.appID, key])
             {
-                return EnqueueResult(id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"])
+                return EnqueueResult(
+                    id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
+                    requestDigest: row["request_digest"])
             }
             var unregistered = Set<String>()
             for (index, job) in notification.jobs.enumerated() {
@@ -313,12 +327,14 @@ public final class SQLiteGatewayStore: GatewayStore {
             let created = Millis.from(notification.createdAt)
             try db.execute(
                 sql: """
-                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                               request_digest)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     id, notification.appID, notification.idempotencyKey, notification.priority,
                     notification.collapseID, created, Millis.from(notification.expiresAt),
+                    notification.idempotencyKey == nil ? nil : notification.requestDigest,
                 ])
             for job in notification.jobs {
                 let gone = unregistered.contains(job.deviceID)

@@ -49,5 +49,6 @@ enum SQLiteMigrations {
         PortableMigrations.notificationsByExpiry,
         PortableMigrations.deviceUsers,
         PortableMigrations.deliveryNodesRequestsAndTokens,
+        PortableMigrations.idempotencyRequestDigest,
     ]
 }

@@ -99,8 +99,12 @@ public protocol GatewayStore: Sendable {
     /// The id of the notification an earlier request with this idempotency key created, if any.
     func notificationID(appID: String, idempotencyKey: String) async throws -> UUID?
 
+    /// The notification an earlier request with this idempotency key created and the request digest kept with the
+    /// key (nil for a key stored before digests were kept), if the app used the key.
+    func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)?
+
     /// Commits a notification and one job per device in one transaction. A notification whose idempotency key the
-    /// app used before writes nothing and returns the first id (`replayed`). Jobs of devices marked unregistered
+    /// app used before writes nothing and returns the first id (`replayed`) with the first request's digest. Jobs of devices marked unregistered
     /// start `unregistered`.
     /// - Throws: ``GatewayStoreError`` `unknownDevice` (field `devices[i]`) when a device is not in the app;
     ///   `invalidArgument` for no device, a repeated device, a bad priority or expiry.

@@ -13,7 +13,7 @@ enum PortableMigrations {
             "CREATE INDEX devices_user ON devices (app_id, user_id)",
         ])
 
-    /// Version 4 (delivery, issue 17; the lead renumbers it at merge if another migration took 4):
+    /// Version 4 (delivery, issue 17):
     /// - `nodes`: the running incarnation of each node id (boot id, process, heartbeat), so a restart takes back
     ///   its predecessor's leases at once and two live processes never share a node id.
     /// - `jobs.requests`, `jobs.transient_reason`: APNs requests made for the job (the client's own retries
@@ -59,4 +59,10 @@ enum PortableMigrations {
             WHERE unregistered_at IS NULL
             """,
         ])
+
+    /// Version 5: the SHA-256 of the request that used an idempotency key (hex), so a reuse with another body is
+    /// refused. Rows from before it have none (their key replays whatever the body).
+    static let idempotencyRequestDigest = Migration(
+        version: 5, name: "idempotency request digest",
+        statements: ["ALTER TABLE notifications ADD COLUMN request_digest TEXT"])
 }

@@ -52,6 +52,10 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         /// The hosts attachments may be fetched from; nil for any.
         public var fetchAllowedHosts: [String]?
         /// Whether attachment hosts may resolve to loopback, private or link-local addresses (default false).
+        ///
+        /// Risky: `true` lets any holder of an API key make the gateway fetch from the gateway's own network
+        /// (loopback services, RFC 1918 and fc00::/7 hosts, link-local cloud metadata at 169.254.169.254): server-side
+        /// request forgery. Only for test rigs, or together with ``fetchAllowedHosts`` naming the internal hosts.
         public var fetchAllowPrivateAddresses: Bool
 
         /// Creates the section with its defaults.
@@ -66,7 +70,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             fetchAllowPrivateAddresses = false
         }
 
-        private enum CodingKeys: String, CodingKey {
+        private enum CodingKeys: String, CodingKey, CaseIterable {
             case blobDirectory, urlPrefix, listen, maxAgeSeconds, fetchTimeoutSeconds, fetchAllowHTTP, fetchAllowedHosts
             case fetchAllowPrivateAddresses
         }
@@ -85,6 +89,9 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             fetchAllowPrivateAddresses =
                 try container.decodeIfPresent(Bool.self, forKey: .fetchAllowPrivateAddresses) ?? false
         }
+
+        /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
+        static let knownKeys = CodingKeys.allCases.map(\.stringValue)
 
         /// The blob server's address, if the gateway serves blobs itself.
         public func listenAddress() throws -> (host: String, port: Int)? {
@@ -105,12 +112,18 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var overflow: Overflow?
     /// Delivery to APNs (a missing section means on, with defaults).
     public var delivery: GatewayDeliverySettings
+    /// Whether the plain-HTTP API may listen on an address other than loopback, and the webhook URL may be
+    /// `http://` (default false: bearer keys and webhook signatures would cross the network in clear; put a TLS
+    /// proxy in front and then set it). `serve` logs a warning at every start when it is used.
+    public var allowPlainHTTP: Bool
 
     /// Creates a configuration.
     public init(
         listen: String = "127.0.0.1:8080", database: String, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
-        logLevel: String = "info", overflow: Overflow? = nil, delivery: GatewayDeliverySettings = GatewayDeliverySettings()
+        logLevel: String = "info", overflow: Overflow? = nil, delivery: GatewayDeliverySettings = GatewayDeliverySettings(),
+        allowPlainHTTP: Bool = false
     ) {
+        self.allowPlainHTTP = allowPlainHTTP
         self.listen = listen
         self.database = database
         self.maxBodyBytes = maxBodyBytes
@@ -119,7 +132,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         self.delivery = delivery
     }
 
-    private enum CodingKeys: String, CodingKey { case listen, database, maxBodyBytes, logLevel, overflow, delivery }
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP
+    }
+
+    /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
+    static let knownKeys = CodingKeys.allCases.map(\.stringValue)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -131,6 +149,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         overflow = try container.decodeIfPresent(Overflow.self, forKey: .overflow)
         delivery = try container.decodeIfPresent(GatewayDeliverySettings.self, forKey: .delivery)
             ?? GatewayDeliverySettings()
+        allowPlainHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowPlainHTTP) ?? false
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -146,6 +165,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         } catch {
             throw GatewayConfigurationError("cannot read the configuration file \(path)")
         }
+        // A misspelled key would otherwise leave its setting at the default without a word.
+        try ConfigurationKeyCheck.check(data, file: path)
         var configuration: GatewayConfiguration
         do {
             configuration = try JSONDecoder().decode(GatewayConfiguration.self, from: data)
@@ -198,7 +219,20 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// Checks the settings' forms.
     public func validate() throws {
-        _ = try listenAddress()
+        let (host, _) = try listenAddress()
+        guard allowPlainHTTP || Self.isLoopback(host) else {
+            throw GatewayConfigurationError(
+                "listen \(listen) is not a loopback address and the API is plain HTTP: API keys would cross the network "
+                    + "in clear. Listen on 127.0.0.1 behind a TLS proxy, or set \"allowPlainHTTP\": true if a TLS proxy "
+                    + "or a private network already protects it")
+        }
+        if delivery.enabled, let webhook = delivery.webhook, !allowPlainHTTP,
+            !webhook.url.lowercased().hasPrefix("https://")
+        {
+            throw GatewayConfigurationError(
+                "delivery.webhook.url must be https:// (events and their signatures would cross the network in clear), "
+                    + "or set \"allowPlainHTTP\": true")
+        }
         guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw GatewayConfigurationError(
@@ -223,6 +257,17 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public func deliveryConfiguration() throws -> DeliveryConfiguration? {
         guard delivery.enabled else { return nil }
         return try delivery.deliveryConfiguration()
+    }
+
+    /// Whether the plain-HTTP listener is exposed beyond loopback with ``allowPlainHTTP`` (`serve` warns then).
+    public var plainHTTPBeyondLoopback: Bool {
+        guard let host = try? listenAddress().host else { return false }
+        return !Self.isLoopback(host)
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// The listening host and port.

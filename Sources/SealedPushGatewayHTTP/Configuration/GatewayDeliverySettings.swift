@@ -104,10 +104,15 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         webhook = nil
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, maxConnections, maxConcurrentSends
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
     }
+
+    /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
+    static let knownKeys = CodingKeys.allCases.map(\.stringValue)
+    /// The webhook section's keys.
+    static let knownWebhookKeys = ["url", "secretFile"]
 
     public init(from decoder: any Decoder) throws {
         let defaults = GatewayDeliverySettings()

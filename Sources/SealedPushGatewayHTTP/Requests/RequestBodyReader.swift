@@ -1,10 +1,12 @@
 import Hummingbird
 import HTTPTypes
+import NIOHTTP1
 
 /// Reads a request body up to the gateway's `maxBodyBytes`, answering `413 requestTooLarge` beyond it.
 ///
 /// A declared `Content-Length` over the limit is refused before anything is read; a body without one (chunked)
-/// is refused as soon as the bytes read pass the limit.
+/// is refused as soon as the bytes read pass the limit — without reading further: the connection is closed after
+/// the answer (``ConnectionGuardHandler``).
 enum RequestBodyReader {
     /// The whole body.
     /// - Parameters:
@@ -17,11 +19,16 @@ enum RequestBodyReader {
             throw tooLarge(needed: declared, limit: limit)
         }
         var bytes: [UInt8] = []
-        for try await buffer in request.body {
-            guard bytes.count + buffer.readableBytes <= limit else {
-                throw tooLarge(needed: nil, limit: limit)
+        do {
+            for try await buffer in request.body {
+                guard bytes.count + buffer.readableBytes <= limit else {
+                    throw tooLarge(needed: nil, limit: limit)
+                }
+                bytes.append(contentsOf: buffer.readableBytesView)
             }
-            bytes.append(contentsOf: buffer.readableBytesView)
+        } catch is HTTPParserError {
+            // A bad chunk size or a body cut short by the framing: the connection ends after this answer.
+            throw GatewayAPIError.malformed("the request body's HTTP framing is malformed (chunked encoding)")
         }
         return bytes
     }

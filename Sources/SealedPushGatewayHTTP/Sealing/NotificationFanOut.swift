@@ -22,8 +22,16 @@ struct NotificationFanOut: Sendable {
     let clock: @Sendable () -> Date
 
     /// Seals and enqueues; answers after the commit.
-    func send(appID: String, request: SendRequest, idempotencyKey: String?) async throws -> Accepted {
-        if let idempotencyKey, let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey) {
+    /// - Parameters:
+    ///   - appID: The sending app.
+    ///   - request: The validated send.
+    ///   - idempotencyKey: The request's `Idempotency-Key`, if any.
+    ///   - requestDigest: The request body's digest (`NewNotification.requestDigest(of:)`), kept with the key.
+    /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
+    func send(appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?) async throws -> Accepted {
+        if let idempotencyKey,
+            let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
+        {
             return earlier
         }
         guard let app = try await calls.run("app", { try await $0.app(id: appID) }) else {
@@ -105,16 +113,21 @@ struct NotificationFanOut: Sendable {
             id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
             // The default collapse id makes a resend replace, never double (the contract).
             collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs)
+            expiresAt: createdAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest)
         let result = try await calls.run("enqueue") { try await $0.enqueue(notification) }
+        // A concurrent request took the key first: the same rule as the early check.
+        if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
         if !result.replayed { metrics.accepted.increment() }
         return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
     }
 
-    /// The earlier answer for an idempotency key, if the app used it.
-    private func replayed(appID: String, idempotencyKey: String) async throws -> Accepted? {
-        guard let id = try await calls.run("idempotency", { try await $0.notificationID(appID: appID, idempotencyKey: idempotencyKey) })
+    /// The earlier answer for an idempotency key, if the app used it with the same body.
+    private func replayed(appID: String, idempotencyKey: String, requestDigest: String?) async throws -> Accepted? {
+        guard
+            let (id, stored) = try await calls.run(
+                "idempotency", { try await $0.idempotentRequest(appID: appID, idempotencyKey: idempotencyKey) })
         else { return nil }
+        try Self.checkReuse(stored: stored, requestDigest, id: id)
         let status = try await calls.run("status") { try await $0.notificationStatus(appID: appID, notificationID: id) }
         return Accepted(id: id, deviceCount: status?.deliveries.count ?? 0, replayed: true)
     }
@@ -200,5 +213,16 @@ struct NotificationFanOut: Sendable {
         default:
             GatewayAPIError.invalid(error.message, field: field)
         }
+    }
+
+    /// A key kept with another request's digest was reused for a different notification: `422`, never a silent
+    /// replay that drops the second one. A key stored without a digest (before digests were kept) replays.
+    private static func checkReuse(stored: String?, _ requestDigest: String?, id: UUID) throws {
+        guard let stored, let requestDigest, stored != requestDigest else { return }
+        throw GatewayAPIError(
+            .unprocessableContent, "idempotencyKeyReused",
+            "this Idempotency-Key was used for notification \(id.uuidString.lowercased()) with a different request "
+                + "body; a retry must send the same JSON, a new notification needs a new key",
+            field: "header:Idempotency-Key")
     }
 }

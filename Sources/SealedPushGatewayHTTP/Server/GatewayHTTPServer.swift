@@ -66,6 +66,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             router: makeRouter(),
             server: .http1(
                 configuration: .init(
+                    // Closes refused connections and answers malformed HTTP with the contract's Error object.
+                    additionalChannelHandlers: [ConnectionGuardHandler()],
                     idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
@@ -101,6 +103,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 allowed.append((route.path, [route.method]))
             }
         }
+        // Outermost: every error is the contract's Error object.
+        router.add(middleware: ErrorResponseMiddleware())
         // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
         router.add(middleware: MethodNotAllowedMiddleware(routes: allowed))
         return router
@@ -185,7 +189,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
         let send = try SendRequest(body: body)
-        let accepted = try await fanOut.send(appID: appID, request: send, idempotencyKey: idempotencyKey)
+        let accepted = try await fanOut.send(
+            appID: appID, request: send, idempotencyKey: idempotencyKey,
+            requestDigest: idempotencyKey == nil ? nil : Self.requestDigest(body))
         let id = accepted.id.uuidString.lowercased()
         var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
@@ -224,6 +230,20 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+    }
+
+    /// The digest kept with an `Idempotency-Key`: SHA-256 of the body's canonical JSON (`Specs/envelope-v1.md`
+    /// §4.1: members sorted, no whitespace, minimal escapes), so a retry that serializes the same JSON differently
+    /// (member order, spacing) is still a retry. The canonical bytes hold content in clear and are zeroed.
+    static func requestDigest(_ body: [UInt8]) -> String {
+        guard let value = try? JSONParser.parse(body, maxDepth: 34, errorCode: .malformedPayload) else {
+            return NewNotification.requestDigest(of: body)  // not reached: the body was parsed as a send already
+        }
+        var writer = JSONWriter()
+        writer.value(value)
+        var canonical = writer.bytes
+        defer { for index in canonical.indices { canonical[index] = 0 } }
+        return NewNotification.requestDigest(of: canonical)
     }
 
     // MARK: Headers

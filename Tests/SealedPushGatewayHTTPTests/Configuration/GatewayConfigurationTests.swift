@@ -21,7 +21,7 @@ struct GatewayConfigurationTests {
     @Test func fileValuesWithRelativePathsResolved() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try write(
-            #"{"database":"sqlite:db/gw.sqlite","listen":"0.0.0.0:9000","maxBodyBytes":1000,"overflow":{"blobDirectory":"blobs","urlPrefix":"https://b.example/"}}"#)
+            #"{"database":"sqlite:db/gw.sqlite","listen":"0.0.0.0:9000","allowPlainHTTP":true,"maxBodyBytes":1000,"overflow":{"blobDirectory":"blobs","urlPrefix":"https://b.example/"}}"#)
         let configuration = try GatewayConfiguration.load(path: path, environment: [:])
         #expect(configuration.database == "sqlite:" + directory.path + "/db/gw.sqlite")
         #expect(configuration.overflow?.blobDirectory == directory.path + "/blobs")
@@ -76,5 +76,54 @@ struct GatewayConfigurationTests {
         #expect(message([:]) == nil)
         let missing = try write(#"{"listen":"127.0.0.1:1"}"#)
         #expect(throws: GatewayConfigurationError.self) { try GatewayConfiguration.load(path: missing, environment: [:]) }
+    }
+
+    /// Regression (issue 17, point 6): misspelled keys used to start `serve` with the defaults.
+    @Test(arguments: [
+        (#"{"database":"sqlite:gw.sqlite","maxBodyByte":1000}"#, "\"maxBodyByte\"", "\"maxBodyBytes\""),
+        (#"{"database":"sqlite:gw.sqlite","delivery":{"leaseSecond":90}}"#, "\"delivery.leaseSecond\"", "\"delivery.leaseSeconds\""),
+        (#"{"database":"sqlite:gw.sqlite","overflow":{"blobDirectory":"b","urlPrefix":"https://b.example/","fetchAllowedHost":["a.example"]}}"#,
+            "\"overflow.fetchAllowedHost\"", "\"overflow.fetchAllowedHosts\""),
+        (#"{"database":"sqlite:gw.sqlite","delivery":{"webhook":{"url":"https://h.example/","secretFile":"s","secretfiles":"t"}}}"#,
+            "\"delivery.webhook.secretfiles\"", "\"delivery.webhook.secretFile\""),
+        (#"{"database":"sqlite:gw.sqlite","Listen":"127.0.0.1:1"}"#, "\"Listen\"", "\"listen\""),
+    ])
+    func unknownKeysAreRefusedWithTheNearestKnownOne(json: String, key: String, nearest: String) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(json)
+        do {
+            _ = try GatewayConfiguration.load(path: path, environment: [:])
+            Issue.record("\(key) was accepted")
+        } catch let error as GatewayConfigurationError {
+            #expect(error.message.contains("unknown setting \(key)"), "\(error.message)")
+            #expect(error.message.contains("did you mean \(nearest)"), "\(error.message)")
+        }
+    }
+
+    /// Issue 17, point 10 (first part): a plain-HTTP listener beyond loopback, or an http:// webhook, is refused
+    /// unless `allowPlainHTTP` says so.
+    @Test func plainHTTPBeyondLoopbackNeedsAllowPlainHTTP() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let exposed = try write(#"{"database":"sqlite:gw.sqlite","listen":"0.0.0.0:8080"}"#)
+        #expect {
+            try GatewayConfiguration.load(path: exposed, environment: [:])
+        } throws: { error in
+            (error as? GatewayConfigurationError)?.message.contains("allowPlainHTTP") == true
+        }
+        #expect(throws: GatewayConfigurationError.self) {
+            try GatewayConfiguration.load(path: exposed, environment: ["SEALEDPUSH_GATEWAY_LISTEN": "10.0.0.5:80"])
+        }
+        let loopback = try GatewayConfiguration.load(
+            path: exposed, environment: ["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:8080"])
+        #expect(!loopback.plainHTTPBeyondLoopback)
+        let allowed = try write(#"{"database":"sqlite:gw.sqlite","listen":"0.0.0.0:8080","allowPlainHTTP":true}"#)
+        #expect(try GatewayConfiguration.load(path: allowed, environment: [:]).plainHTTPBeyondLoopback)
+        let webhook = try write(
+            #"{"database":"sqlite:gw.sqlite","delivery":{"webhook":{"url":"http://hooks.example/x","secretFile":"s"}}}"#)
+        #expect {
+            try GatewayConfiguration.load(path: webhook, environment: [:])
+        } throws: { error in
+            (error as? GatewayConfigurationError)?.message.contains("delivery.webhook.url must be https") == true
+        }
     }
 }

@@ -81,6 +81,39 @@ struct SendAndStatusTests {
         }
     }
 
+    /// Regression (issue 17, point 7): a reused Idempotency-Key with a different body answered `202` with the first
+    /// id and silently dropped the second notification. Now `422 idempotencyKeyReused`; the same bytes replay.
+    @Test(arguments: Backend.available)
+    func idempotencyKeyWithAnotherBodyIs422(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            let key = server.keys["app1"]!
+            try await server.registerDevice("a")
+            try await server.registerDevice("b")
+            let path = "/v1/apps/app1/notifications"
+            let lunch = Data(#"{"devices":["a"],"content":{"body":"Lunch at 1?"}}"#.utf8)
+            let dinner = Data(#"{"devices":["a","b"],"content":{"body":"Dinner at 8?"}}"#.utf8)
+            let first = try await server.client.send("POST", path, key: key, body: lunch, headers: ["Idempotency-Key": "k-1"])
+            #expect(first.status == 202)
+            let reused = try await server.client.send("POST", path, key: key, body: dinner, headers: ["Idempotency-Key": "k-1"])
+            #expect(reused.status == 422, "\(reused.text)")
+            #expect(reused.json["code"] as? String == "idempotencyKeyReused")
+            #expect(reused.json["field"] as? String == "header:Idempotency-Key")
+            #expect((reused.json["message"] as? String)?.contains(first.json["id"] as? String ?? "?") == true)
+            #expect(!reused.text.contains("Dinner"))  // never content in an error
+            // The same JSON is a retry, whatever its member order and spacing (the digest is over canonical JSON).
+            let reordered = Data(#"{ "content": {"body": "Lunch at 1?"}, "devices": ["a"] }"#.utf8)
+            let retry = try await server.client.send("POST", path, key: key, body: reordered, headers: ["Idempotency-Key": "k-1"])
+            #expect(retry.status == 202)
+            #expect(retry.json["id"] as? String == first.json["id"] as? String)
+            #expect(retry.header("Idempotent-Replayed") == "true")
+            #expect(try await server.store.queueDepth().total == 1)
+            // Another key for the other body sends it.
+            let sent = try await server.client.send("POST", path, key: key, body: dinner, headers: ["Idempotency-Key": "k-2"])
+            #expect(sent.status == 202)
+            #expect(try await server.store.queueDepth().total == 3)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func idempotencyKeyReplaysWithoutNewJobs(_ backend: Backend) async throws {
         try await GatewayTestServer.with(backend) { server in

@@ -52,6 +52,10 @@ struct SlowPingStore: GatewayStore {
     func notificationID(appID: String, idempotencyKey: String) async throws -> UUID? {
         try await inner.notificationID(appID: appID, idempotencyKey: idempotencyKey)
     }
+
+    func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)? {
+        try await inner.idempotentRequest(appID: appID, idempotencyKey: idempotencyKey)
+    }
     func enqueue(_ notification: NewNotification) async throws -> EnqueueResult { try await inner.enqueue(notification) }
     func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
         try await inner.claim(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)

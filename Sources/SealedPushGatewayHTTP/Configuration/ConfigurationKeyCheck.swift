@@ -1,0 +1,60 @@
+import Foundation
+
+/// Refuses keys of `gateway.json` the gateway does not know, at any level, naming the key and the nearest known one.
+///
+/// Without it a misspelled setting (`maxBodyByte`, `delivery.leaseSecond`, `overflow.fetchAllowedHost`) would
+/// leave its setting at the default without a word — for the attachment allow-list, open to every host.
+enum ConfigurationKeyCheck {
+    /// The known keys of each object of the file, by its path (`""` for the top level).
+    static let sections: [String: [String]] = [
+        "": GatewayConfiguration.knownKeys,
+        "overflow": GatewayConfiguration.Overflow.knownKeys,
+        "delivery": GatewayDeliverySettings.knownKeys,
+        "delivery.webhook": GatewayDeliverySettings.knownWebhookKeys,
+    ]
+
+    /// Checks every object of the file's JSON (a file that is not JSON is left to the decoder's message).
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - file: The file's path, for the message.
+    /// - Throws: ``GatewayConfigurationError`` naming the first unknown key (sorted), its path and the nearest
+    ///   known key.
+    static func check(_ data: Data, file: String) throws {
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
+        try check(root, path: "", file: file)
+    }
+
+    private static func check(_ object: [String: Any], path: String, file: String) throws {
+        guard let known = sections[path] else { return }
+        for key in object.keys.sorted() {
+            let full = path.isEmpty ? key : path + "." + key
+            guard known.contains(key) else {
+                let nearest = known.min { distance(key, $0) < distance(key, $1) } ?? ""
+                let prefix = path.isEmpty ? "" : path + "."
+                throw GatewayConfigurationError(
+                    "\(file): unknown setting \"\(full)\"; did you mean \"\(prefix)\(nearest)\"? "
+                        + "(known here: \(known.joined(separator: ", ")))")
+            }
+            if let child = object[key] as? [String: Any] { try check(child, path: full, file: file) }
+        }
+    }
+
+    /// The Levenshtein distance between two keys, ignoring case.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased().utf8)
+        let b = Array(b.lowercased().utf8)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

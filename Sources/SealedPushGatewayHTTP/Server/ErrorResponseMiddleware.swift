@@ -1,0 +1,41 @@
+import HTTPTypes
+import Hummingbird
+
+/// The outermost middleware of the gateway's router: every error answer is the contract's `Error` object.
+///
+/// Errors Hummingbird raises itself (`404` for a path the API does not have, such as `GET /admin` or
+/// `GET /v1/apps`) would answer with an empty body; they become ``GatewayAPIError``s of the same status. (A refusal
+/// given while the request's body is still arriving is closed by ``ConnectionGuardHandler``.)
+struct ErrorResponseMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as GatewayAPIError {
+            return error.response
+        } catch let error as any HTTPResponseError {
+            return Self.apiError(error.status).response
+        } catch {
+            return GatewayAPIError.unavailable.response
+        }
+    }
+
+    /// The contract's error for a status Hummingbird answered on its own.
+    static func apiError(_ status: HTTPResponse.Status) -> GatewayAPIError {
+        switch status.code {
+        case 404:
+            return .notFound(
+                "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
+                    + "/v1/apps/{appId}/notifications[/{notificationId}], /healthz and /metrics")
+        case 413:
+            return GatewayAPIError(.contentTooLarge, "requestTooLarge", "the request body is over the gateway's limit")
+        case 500...:
+            return .unavailable
+        default:
+            return .malformed("the request could not be read as HTTP (\(status.code) \(status.reasonPhrase))")
+        }
+    }
+}

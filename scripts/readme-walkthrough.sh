@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the README's gateway walk-through exactly as written, so it cannot drift from what works: the ```sh blocks
+# between `<!-- walkthrough:begin -->` and `<!-- walkthrough:end -->` in README.md, in order, as one bash script
+# (errexit and pipefail on, from the repository root, as a reader pastes them). It fails on any failing command, and
+# unless the device opened the notification the walk-through sends ("Lunch at 1?").
+#
+#   bash scripts/readme-walkthrough.sh
+#
+# Uses the README's fixed ports (8080 for the gateway, 8443 for the emulator; refused when taken) and /tmp/gw-try.
+# Whatever the walk-through leaves running on failure (its emulator and gateway) is stopped: it runs in its own
+# process group, which is killed at exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+pgid=""
+cleanup() {
+    if [ -n "$pgid" ]; then kill -TERM -- "-$pgid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+awk '/<!-- walkthrough:begin -->/ { on = 1; next }
+     /<!-- walkthrough:end -->/ { on = 0; next }
+     on && /^```/ { block = !block; next }
+     on && block' README.md >"$work/walkthrough.sh"
+blocks=$(awk '/<!-- walkthrough:begin -->/ { on = 1 } /<!-- walkthrough:end -->/ { on = 0 } on && /^```sh/' README.md | wc -l)
+[ "$blocks" -ge 2 ] || { echo "readme-walkthrough.sh: no walk-through blocks found in README.md" >&2; exit 1; }
+for port in 8080 8443; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "readme-walkthrough.sh: port $port is taken; the walk-through needs it" >&2
+        exit 1
+    fi
+done
+
+echo "==> the README's walk-through: $blocks blocks, $(wc -l <"$work/walkthrough.sh") lines"
+status=0
+setsid timeout 900 bash -euo pipefail "$work/walkthrough.sh" >"$work/out" 2>&1 &
+pgid=$!
+wait "$pgid" || status=$?
+if [ "$status" -ne 0 ] || ! grep -q 'Lunch at 1?' "$work/out"; then
+    cat "$work/out" >&2
+    echo "readme-walkthrough.sh: the README's walk-through failed (exit $status)" >&2
+    exit 1
+fi
+
+grep -E '"state":"sent"|Lunch at 1\?|^sealedpush_gateway_sent' "$work/out" | cut -c1-160
+echo "==> the README's walk-through passed"
