@@ -36,11 +36,11 @@ struct AttachmentSource: Sendable {
         self.mediaType = mediaType
         name = try fields.string("name")
         if let name {
-            guard !name.isEmpty, name.count <= AttachmentDescriptor.maxNameLength,
+            guard !name.isEmpty, name.utf8.count <= AttachmentDescriptor.maxNameLength,
                 !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "/" })
             else {
                 throw GatewayAPIError.invalid(
-                    "\(path).name must be 1 to \(AttachmentDescriptor.maxNameLength) characters without control "
+                    "\(path).name must be 1 to \(AttachmentDescriptor.maxNameLength) bytes of UTF-8 without control "
                         + "characters or /", field: "\(path).name")
             }
         }

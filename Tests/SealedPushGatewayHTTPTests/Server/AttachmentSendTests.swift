@@ -132,6 +132,8 @@ struct AttachmentSendTests {
                 ([["type": "audio/mpeg", "url": big]], 422, "blobTooLarge", "attachments[0].url"),
                 ([["type": "image/png", "url": "http://127.0.0.1:1/refused.png"]], 422, "attachmentUnavailable", "attachments[0].url"),
                 (Array(repeating: ["type": "image/png", "data": png], count: 9), 422, "invalidArgument", "attachments"),
+                // 86 three-byte characters: 86 characters but 258 bytes; the limit is 255 bytes (Specs/blob-v1.md §6.2).
+                ([["type": "image/png", "data": png, "name": String(repeating: "\u{20AC}", count: 86)]], 422, "invalidArgument", "attachments[0].name"),
             ]
             for (attachments, status, code, field) in cases {
                 let answer = try await server.client.send(
