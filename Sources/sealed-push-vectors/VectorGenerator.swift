@@ -7,7 +7,8 @@ import SealedPushTestSupport
 ///
 /// Run: `swift run sealed-push-vectors Specs/vectors/envelope-v1.json`. The output changes only if the format does.
 /// `swift run sealed-push-vectors blob Specs/vectors/blob-v1.json` regenerates the blob vectors instead
-/// (``BlobVectorGenerator``).
+/// (``BlobVectorGenerator``); `swift run sealed-push-vectors fcm Specs/vectors/fcm-v1.json` the FCM vectors
+/// (``FCMVectorGenerator``).
 @main
 enum VectorGenerator {
     static let topic = "com.example.sealedpush"
@@ -19,6 +20,10 @@ enum VectorGenerator {
     static func main() throws {
         if CommandLine.arguments.dropFirst().first == "blob" {
             try BlobVectorGenerator.run(outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/blob-v1.json")
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "fcm" {
+            try FCMVectorGenerator.run(outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/fcm-v1.json")
             return
         }
         let outPath = CommandLine.arguments.dropFirst().first ?? "Specs/vectors/envelope-v1.json"
