@@ -73,13 +73,14 @@ extension StepAttachmentTests {
         let stem = (0..<32).map { _ in "0123456789abcdef".randomElement()! }
         let leftover = attachmentDirectory.appendingPathComponent("." + String(stem) + ".partial")
         try Data("decrypted secret".utf8).write(to: leftover)
-        // A live download in another process: `flock` holds the lock on its partial file while it runs.
+        // A live download in another process: `flock --no-fork` takes the lock and becomes `sleep`, so the process
+        // killed below is the one holding it (a forking `flock` would leave the lock with its `sleep` child).
         let liveStem = (0..<32).map { _ in "0123456789abcdef".randomElement()! }
         let live = attachmentDirectory.appendingPathComponent("." + String(liveStem) + ".partial")
         try Data("in progress".utf8).write(to: live)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["--exclusive", live.path, "sleep", "30"]
+        holder.arguments = ["--exclusive", "--no-fork", live.path, "sleep", "30"]
         try holder.run()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
         try await Task.sleep(for: .milliseconds(1_200))  // both are older than a second now
