@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
         .library(name: "SealedPushClientNIO", targets: ["SealedPushClientNIO"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
+        .library(name: "SealedPushFCM", targets: ["SealedPushFCM"]),
+        .library(name: "SealedPushFCMEmulator", targets: ["SealedPushFCMEmulator"]),
         .library(name: "SealedPushGateway", targets: ["SealedPushGateway"]),
         .library(name: "SealedPushGatewayHTTP", targets: ["SealedPushGatewayHTTP"]),
         .executable(name: "sealed-push", targets: ["sealed-push"]),
@@ -139,6 +141,35 @@ let package = Package(
             ]
         ),
 
+        // MARK: FCM delivery: HTTP v1 over HTTP/2, OAuth from a service account (Specs/fcm-v1.md)
+        .target(
+            name: "SealedPushFCM",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
+        // MARK: FCM emulator: TLS (h2 and http/1.1) peer with FCM's rules, an OAuth token endpoint, faults
+        .target(
+            name: "SealedPushFCMEmulator",
+            dependencies: [
+                "SealedPushCore", "SealedPushServer",
+                "SealedPushAPNsEmulator",  // its certificate generator and fault plan
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // MARK: Gateway storage: apps, devices, durable per-device queue on SQLite (embedded) or PostgreSQL
         .target(
             name: "SealedPushGateway",
@@ -215,7 +246,7 @@ let package = Package(
             name: "sealed-push",
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
-                "SealedPushBlobServer", "SealedPushClientNIO",
+                "SealedPushBlobServer", "SealedPushClientNIO", "SealedPushFCM", "SealedPushFCMEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -309,6 +340,13 @@ let package = Package(
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushFCMTests",
+            dependencies: [
+                "SealedPushFCM", "SealedPushFCMEmulator", "SealedPushServer", "SealedPushCore",
+                "SealedPushAPNsEmulator",  // the fault plan
             ]
         ),
         .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),

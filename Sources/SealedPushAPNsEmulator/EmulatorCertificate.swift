@@ -6,16 +6,16 @@ import SealedPushCore
 ///
 /// The certificate names `localhost`, `127.0.0.1` and `::1` (subjectAltName), so a client that trusts this
 /// certificate (and only it) can verify the emulator's identity on loopback.
-struct EmulatorCertificate: Sendable {
+package struct EmulatorCertificate: Sendable {
     /// The certificate, PEM.
-    let certificatePEM: String
+    package let certificatePEM: String
     /// The private key, PKCS#8 PEM (kept in memory only).
-    let privateKeyPEM: String
+    package let privateKeyPEM: String
 
     /// Validity: one hour back (clock skew) to 30 days ahead.
     static let validityDays = 30
 
-    static func generate() throws -> EmulatorCertificate {
+    package static func generate() throws -> EmulatorCertificate {
         _ = drainErrors()
         guard let keyContext = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw failure("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(keyContext) }

@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// One HTTP/2 request's answer.
+struct FCMWireResponse: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: [UInt8]
+}
+
+/// How one attempt ended.
+enum FCMAttemptOutcome: Sendable {
+    /// An answer arrived.
+    case response(FCMWireResponse)
+    /// No answer by the deadline (the stream was reset).
+    case timedOut
+    /// The stream could not be opened or the connection closed before an answer.
+    case lost(String)
+}
+
+/// One TLS + HTTP/2 connection (ALPN `h2`) to one endpoint, shared by concurrent requests (one stream each).
+final class FCMHTTP2Connection: @unchecked Sendable {
+    let channel: Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    let authority: String
+
+    private init(channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, authority: String) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.authority = authority
+    }
+
+    var isActive: Bool { channel.isActive }
+
+    static func connect(
+        endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration
+    ) async throws -> FCMHTTP2Connection {
+        let timeAmount = TimeAmount.nanoseconds(nanoseconds(timeout))
+        let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(timeAmount)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let (channel, multiplexer) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                connection.initialSettings = [
+                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),
+                    HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
+                    HTTP2Setting(parameter: .enablePush, value: 0),
+                ]
+                let multiplexer = try sync.configureHTTP2Pipeline(
+                    mode: .client, connectionConfiguration: connection, streamConfiguration: .init()
+                ) { stream in stream.close() }
+                return (channel, multiplexer)
+            }
+        }
+        return FCMHTTP2Connection(channel: channel, multiplexer: multiplexer, authority: endpoint.authority)
+    }
+
+    /// Sends one request on a new stream and waits for the whole answer, at most `timeout`.
+    func execute(
+        method: String, path: String, headers extra: [(String, String)], body: [UInt8], timeout: Duration
+    ) async -> FCMAttemptOutcome {
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: FCMAttemptOutcome.self)
+        let handler = FCMStreamHandler(promise: promise)
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: method)
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: authority)
+        headers.add(name: ":path", value: path)
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        headers.add(name: "content-length", value: "\(body.count)")
+        let multiplexer = self.multiplexer
+        let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
+        let requestHeaders = headers
+        loop.execute {
+            guard self.channel.isActive else {
+                handler.finish(.lost("the connection is closed"))
+                return
+            }
+            let timer = loop.scheduleTask(in: timeAmount) { handler.finish(.timedOut) }
+            promise.futureResult.whenComplete { _ in timer.cancel() }
+            multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }
+            }.whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    handler.finish(.lost("stream not opened: \(error)"))
+                case .success(let stream):
+                    promise.futureResult.whenComplete { _ in stream.close(promise: nil) }
+                    var buffer = stream.allocator.buffer(capacity: body.count)
+                    buffer.writeBytes(body)
+                    stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: false)), promise: nil)
+                    stream.writeAndFlush(
+                        HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
+                }
+            }
+        }
+        do {
+            return try await promise.futureResult.get()
+        } catch {
+            return .lost("\(error)")
+        }
+    }
+
+    func close() { channel.close(promise: nil) }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
+            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// Collects one stream's answer; finishes its promise exactly once.
+final class FCMStreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+
+    /// The largest answer body kept (FCM's are well under 1 KB).
+    static let maximumBodyBytes = 64 * 1024
+
+    private let promise: EventLoopPromise<FCMAttemptOutcome>
+    private let lock = NSLock()
+    private var finished = false
+    private var status: Int?
+    private var headers: [String: String] = [:]
+    private var body: [UInt8] = []
+
+    init(promise: EventLoopPromise<FCMAttemptOutcome>) {
+        self.promise = promise
+    }
+
+    func finish(_ outcome: FCMAttemptOutcome) {
+        let first = lock.withLock { () -> Bool in
+            defer { finished = true }
+            return !finished
+        }
+        if first { promise.succeed(outcome) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            for (name, value, _) in frame.headers {
+                if name == ":status" { status = Int(value) } else { headers[name] = value }
+            }
+            if frame.endStream { complete() }
+        case .data(let frame):
+            if case .byteBuffer(var buffer) = frame.data {
+                let room = Self.maximumBodyBytes - body.count
+                if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) { body += bytes }
+            }
+            if frame.endStream { complete() }
+        case .rstStream(let code):
+            finish(.lost("stream reset by the server (\(code))"))
+        default:
+            break
+        }
+    }
+
+    private func complete() {
+        guard let status else {
+            finish(.lost("an answer without :status"))
+            return
+        }
+        finish(.response(FCMWireResponse(status: status, headers: headers, body: body)))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(.lost("the connection closed before an answer"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(.lost("\(error)"))
+        context.close(promise: nil)
+    }
+}

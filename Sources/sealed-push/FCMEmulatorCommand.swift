@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SealedPushAPNsEmulator
+import SealedPushCore
+import SealedPushFCMEmulator
+import SealedPushServer
+
+/// `sealed-push fcm-emulator`: an FCM HTTP v1 emulator on loopback (TLS, HTTP/2 and HTTP/1.1, an OAuth token
+/// endpoint) that serves until stopped.
+struct FCMEmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fcm-emulator",
+        abstract: "Run an FCM HTTP v1 emulator on loopback (TLS, ALPN h2 and http/1.1, OAuth token endpoint) until interrupted.",
+        discussion: """
+            Generates a self-signed certificate (--cert-out) and a service account: a fresh RSA key written with \
+            --service-account-out (0600) as a Google service-account file whose token_uri is this emulator. \
+            Assertions (RS256 JWT, RFC 7523) are verified against that key; sends need the access tokens it issues. \
+            Faults are injected with the --fault-* probabilities (per send) or --fault-script.
+            """)
+
+    @Option(name: .long, help: "Loopback address to bind.")
+    var host = "127.0.0.1"
+    @Option(name: .long, help: "Port (0 = any free port; the bound port is printed).")
+    var port = 0
+    @Option(name: .customLong("cert-out"), help: "Where to write the generated certificate (PEM).")
+    var certOut: String
+    @Option(name: .customLong("service-account-out"), help: "Where to write the generated service-account JSON (0600).")
+    var serviceAccountOut: String
+    @Option(name: .long, help: "The FCM project id.")
+    var project = "sealedpush-emulator"
+    @Option(name: .customLong("unregistered"), help: "A registration token to answer 404 UNREGISTERED (repeatable).")
+    var unregistered: [String] = []
+    @Option(name: .customLong("token-lifetime"), help: "expires_in of issued access tokens, seconds.")
+    var tokenLifetime = 3600
+    @Option(name: .customLong("retry-after"), help: "Retry-After seconds sent with 429 and 503.")
+    var retryAfter = 1
+    @Option(name: .customLong("keep-total"), help: "Accepted messages held in memory.")
+    var keepTotal = 10_000
+    @Option(name: .customLong("fault-429"), help: "Probability of 429 QUOTA_EXCEEDED per send.")
+    var fault429 = 0.0
+    @Option(name: .customLong("fault-500"), help: "Probability of 500 INTERNAL per send.")
+    var fault500 = 0.0
+    @Option(name: .customLong("fault-503"), help: "Probability of 503 UNAVAILABLE per send.")
+    var fault503 = 0.0
+    @Option(name: .customLong("fault-unregistered"), help: "Probability that a send's token becomes UNREGISTERED.")
+    var faultUnregistered = 0.0
+    @Option(name: .customLong("fault-reset"), help: "Probability of dropping the connection per send.")
+    var faultReset = 0.0
+    @Option(name: .customLong("fault-slow"), help: "Probability of a slow answer per send.")
+    var faultSlow = 0.0
+    @Option(name: .customLong("slow-ms"), help: "Delay of a slow answer, in milliseconds.")
+    var slowMilliseconds = 500
+    @Option(
+        name: .customLong("fault-script"),
+        help: "Faults for the first sends, comma-separated: ok, 429, 500, 503, 404, reset, slow:MS, silent.")
+    var faultScript: String?
+    @Option(name: .long, help: "Seed of the random fault draws.")
+    var seed: UInt64 = 0x5EA1ED
+    @Option(name: .long, help: "Event-loop threads.")
+    var threads = 1
+    @Flag(name: .long, help: "Log refused assertions (no tokens or bodies).")
+    var verbose = false
+
+    func validate() throws {
+        for probability in [fault429, fault500, fault503, faultUnregistered, faultReset, faultSlow] {
+            guard probability >= 0, probability <= 1 else { throw ValidationError("fault probabilities must be 0...1") }
+        }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard (1...86_400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 1...86400") }
+        guard (0...3600).contains(retryAfter) else { throw ValidationError("--retry-after must be 0...3600") }
+        guard (0...600_000).contains(slowMilliseconds) else { throw ValidationError("--slow-ms must be 0...600000") }
+        _ = try Self.parseScript(faultScript ?? "")
+    }
+
+    static func parseScript(_ text: String) throws -> [EmulatorFault?] {
+        guard !text.isEmpty else { return [] }
+        return try text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.map {
+            entry -> EmulatorFault? in
+            switch entry {
+            case "ok", "-", "none": return nil
+            case "429": return .status(429, reason: "QUOTA_EXCEEDED")
+            case "500": return .status(500, reason: "INTERNAL")
+            case "503": return .status(503, reason: "UNAVAILABLE")
+            case "404": return .status(404, reason: "UNREGISTERED")
+            case "reset": return .connectionReset
+            case "silent": return .noResponse
+            default:
+                if entry.hasPrefix("slow:"), let ms = Int(entry.dropFirst(5)), (0...600_000).contains(ms) {
+                    return .slow(milliseconds: ms)
+                }
+                throw ValidationError("unknown fault '\(entry)' in --fault-script")
+            }
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "sealedpush.fcm-emulator", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = verbose ? .debug : .warning
+        let emulator: FCMEmulator
+        do {
+            var key = try RSAKeyGenerator.generatePEM()
+            defer { for index in key.indices { key[index] = 0 } }
+            let clientEmail = "sealedpush@\(project).iam.gserviceaccount.com"
+            let publicKey = try RS256SigningKey(pemBytes: key).publicKeyPEM()
+            var configuration = FCMEmulatorConfiguration(
+                accounts: [.init(clientEmail: clientEmail, publicKeyPEM: publicKey, projectID: project)], host: host,
+                port: port)
+            configuration.certificateOutputPath = certOut
+            configuration.unregisteredTokens = Set(unregistered)
+            configuration.accessTokenLifetime = tokenLifetime
+            configuration.retryAfterSeconds = retryAfter
+            configuration.recordedMessagesLimit = keepTotal
+            configuration.unregisterProbability = faultUnregistered
+            configuration.threads = threads
+            configuration.faults = EmulatorFaultPlan(
+                script: try Self.parseScript(faultScript ?? ""),
+                random: [
+                    .init(.status(429, reason: "QUOTA_EXCEEDED"), probability: fault429),
+                    .init(.status(500, reason: "INTERNAL"), probability: fault500),
+                    .init(.status(503, reason: "UNAVAILABLE"), probability: fault503),
+                    .init(.connectionReset, probability: faultReset),
+                    .init(.slow(milliseconds: slowMilliseconds), probability: faultSlow),
+                ].filter { $0.probability > 0 },
+                seed: seed)
+            emulator = try FCMEmulator(configuration: configuration, logger: logger)
+            try await emulator.start()
+            try FCMServiceAccount.writeTestAccount(
+                to: serviceAccountOut, projectID: project, tokenURI: emulator.tokenURI, clientEmail: clientEmail,
+                overwrite: true, privateKeyPEM: key)
+        } catch let error as SealedPushError {
+            throw ValidationError(error.description)
+        }
+        print("FCM emulator listening on \(host):\(emulator.port) (certificate: \(certOut), service account: "
+            + "\(serviceAccountOut), send URL: \(emulator.baseURL)/v1/projects/\(project)/messages:send)")
+        fflush(nil)
+        await EmulatorCommand.waitForTerminationSignal()
+        let recorder = emulator.recorder
+        await emulator.stop()
+        let faults = recorder.faultsInjected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        print(
+            "stopped: \(recorder.totalRequests) sends, \(recorder.totalAccepted) accepted "
+                + "(\(recorder.duplicateAcceptances) duplicate), \(recorder.accessTokensIssued) access tokens issued, "
+                + "faults \(faults.joined(separator: " "))")
+    }
+}
