@@ -209,4 +209,28 @@ final class BlobVectorTests {
         }
         assertTrue(elements >= cases.size(), "elements judged: " + elements);
     }
+
+    @Test
+    void anOverLongStreamReleasesEveryVerifiedChunkBeforeTrailingData() throws Exception {
+        // blob-v1 §5, over-long streams: the first L bytes go through step 2 before blobTrailingData, whatever the split.
+        for (Map<String, Object> p : positives.values()) {
+            String name = (String) p.get("name");
+            int size = (int) TestSupport.num(p, "size");
+            byte[] key = TestSupport.hex((String) p.get("key"));
+            byte[] blob = encrypt(key, TestSupport.hex((String) p.get("salt")), plaintext(size));
+            byte[] longer = Arrays.copyOf(blob, blob.length + 70_000);
+            for (int split : new int[] {longer.length, 1, BlobDecryptor.CHUNK + 16, 4_096}) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                BlobDecryptor d = new BlobDecryptor(key, size, BlobDecryptor.MAX_SIZE, out);
+                SealedPushException x = assertThrows(SealedPushException.class, () -> {
+                    for (int pos = 0; pos < longer.length; pos += split) {
+                        d.update(longer, pos, Math.min(split, longer.length - pos));
+                    }
+                    d.finish();
+                }, name);
+                assertEquals(ErrorCode.BLOB_TRAILING_DATA, x.code(), name + " split " + split);
+                assertArrayEquals(plaintext(size), out.toByteArray(), name + " split " + split + ": every chunk released first");
+            }
+        }
+    }
 }
