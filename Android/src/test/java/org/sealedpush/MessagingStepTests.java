@@ -450,4 +450,24 @@ final class MessagingStepTests {
         assertTrue(Files.exists(young), "a partial file younger than 1 s stays (it may be about to be locked)");
         assertTrue(Files.exists(other), "only .<32 hex>.partial names are touched");
     }
+
+    @Test
+    void aRedirectIsNotFollowed() throws Exception {
+        // blob-v1 §8: any status other than 200 is blobUnavailable; the Java fetcher never follows a Location, even to
+        // a server that holds the blob (README, notes on the spec).
+        String good = serve("target", new byte[] {7});
+        String target = base() + "target";
+        String redirect = rawServer(s -> {
+            OutputStream out = s.getOutputStream();
+            out.write(("HTTP/1.1 302 Found\r\nLocation: " + target + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+        });
+        String moved = good.replace(target, redirect + "target");
+        StepResult r = step(8_000, ring).process(message("{\"body\":\"text\",\"attachments\":[{" + moved + ",\"type\":\"image/png\"}]}"));
+        assertEquals(StepResult.Kind.NOTIFICATION, r.kind());
+        assertEquals(0, r.attachments().size());
+        assertEquals(ErrorCode.BLOB_UNAVAILABLE, r.skipped().get(0).reason());
+        assertEquals(0, files().size());
+    }
 }
