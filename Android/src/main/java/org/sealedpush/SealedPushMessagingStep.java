@@ -113,6 +113,10 @@ public final class SealedPushMessagingStep {
         }
         long now = clock.getAsLong();
         OpenedEnvelope opened = opener.openData(data, now);
+        if (abandoned.get() || Thread.currentThread().isInterrupted()) {
+            // The placeholder was already returned: do not spend the message id on an answer nobody sees.
+            throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the step was abandoned before the replay check");
+        }
         boolean duplicate = false;
         if (replayGuard != null) {
             duplicate = replayGuard.check(opened, now) == ReplayGuard.Outcome.DUPLICATE;

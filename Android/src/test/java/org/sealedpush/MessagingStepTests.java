@@ -381,13 +381,18 @@ final class MessagingStepTests {
         SealedPushMessagingStep s = step(deadline, ring);
         Map<String, String> m = message("{\"body\":\"text\",\"attachments\":[" + descriptor(stalled + "x", key, 1_000, "image/gif")
             + ",{" + good + ",\"type\":\"image/jpeg\"}]}");
-        // While the stalled download holds its partial file, a clean-up (another message's start) must leave it.
+        // While the stalled download holds its partial file, a clean-up (another message's start) must leave it, and
+        // must not drop its lock either (closing any descriptor of a file drops the process's POSIX locks on it):
+        // another process still finds it locked.
+        String[] probe = {"not run"};
         Thread sweeper = new Thread(() -> {
             try {
                 Thread.sleep(1_500);
                 BlobFetcher.removeAbandonedPartialFiles(dir);
-            } catch (InterruptedException ignored) {
-                // the test is over
+                List<Path> partials = partialFiles();
+                probe[0] = partials.size() == 1 ? probeLock(partials.get(0)) : partials.size() + " partial files";
+            } catch (Exception e) {
+                probe[0] = e.toString();
             }
         });
         int[] livePartials = {-1};
@@ -415,7 +420,30 @@ final class MessagingStepTests {
         assertEquals(ErrorCode.DEADLINE_EXCEEDED, r.skipped().get(0).reason());
         assertTrue(ms < deadline + 750, "took " + ms + " ms");
         assertEquals(1, livePartials[0], "the live partial file survived a clean-up");
+        assertEquals("held", probe[0], "the live partial file's lock survived a clean-up");
         assertEquals(1, files().size(), "only the good file stays");
+    }
+
+    private static String javaBinary() {
+        return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String testClasses() throws Exception {
+        return Paths.get(PartialFileHolder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+
+    /** Asks a second JVM whether the file is locked: "held" or "free". */
+    private static String probeLock(Path file) throws Exception {
+        Process p = new ProcessBuilder(javaBinary(), "-cp", testClasses(), PartialFileHolder.class.getName(), "--probe",
+            file.toString()).redirectErrorStream(true).start();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(
+            new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
+            String line = out.readLine();
+            p.waitFor(10, TimeUnit.SECONDS);
+            return line;
+        } finally {
+            p.destroyForcibly();
+        }
     }
 
     @Test
@@ -425,9 +453,7 @@ final class MessagingStepTests {
         Path other = dir.resolve("notes.partial");
         Files.write(other, new byte[] {1});
         Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
-        String javaBinary = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        String classes = Paths.get(PartialFileHolder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        Process holder = new ProcessBuilder(javaBinary, "-cp", classes, PartialFileHolder.class.getName(), live.toString())
+        Process holder = new ProcessBuilder(javaBinary(), "-cp", testClasses(), PartialFileHolder.class.getName(), live.toString())
             .redirectErrorStream(true).start();
         try {
             java.io.BufferedReader out = new java.io.BufferedReader(
