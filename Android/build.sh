@@ -6,7 +6,8 @@
 #   JUNIT_ARGS='--select-class org.sealedpush.EnvelopeVectorTests' bash Android/build.sh
 # SEALEDPUSH_FUZZ_COUNT (default 1,000,000) sets the mutation test's inputs, SEALEDPUSH_INTEROP_COUNT (default 500)
 # the notifications sealed by Swift. Tests that need the Swift CLI read SEALEDPUSH_CLI (a sealed-push binary); without it they are skipped, except
-# under CI (CI=true), where they fail.
+# under CI (CI=true), where they fail. The last line is "java: N tests passed, M failed" (from the launcher's summary);
+# the exit status is non-zero on any failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
@@ -25,8 +26,24 @@ echo "==> $out/sealedpush-android.jar" >&2
 [ -f "$junit" ] || { echo "Android/build.sh: $junit missing (apt-get install junit5)" >&2; exit 1; }
 find "$here/src/test/java" -name '*.java' > "$out/test-sources.txt"
 javac --release 11 -Xlint:all,-serial -d "$out/test-classes" -cp "$out/classes:$junit" @"$out/test-sources.txt"
+log="$out/test-output.txt"
+set +e
 # shellcheck disable=SC2086
 java -Dsealedpush.repo="$repo" -Dsealedpush.cli="${SEALEDPUSH_CLI:-}" -Dsealedpush.ci="${CI:-}" \
     -Dsealedpush.fuzz.count="${SEALEDPUSH_FUZZ_COUNT:-1000000}" -Dsealedpush.interop.count="${SEALEDPUSH_INTEROP_COUNT:-500}" \
     -jar "$junit" --disable-banner --details=summary --details-theme=ascii \
-    --class-path "$out/classes:$out/test-classes" ${JUNIT_ARGS:---scan-class-path}
+    --class-path "$out/classes:$out/test-classes" ${JUNIT_ARGS:---scan-class-path} | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# The launcher's summary lines, e.g. "[        35 tests successful      ]" and "[         0 tests failed          ]".
+passed="$(sed -n 's/^\[ *\([0-9][0-9]*\) tests successful *\]$/\1/p' "$log" | tail -n 1)"
+failed="$(sed -n 's/^\[ *\([0-9][0-9]*\) tests failed *\]$/\1/p' "$log" | tail -n 1)"
+if [ -z "$passed" ] || [ -z "$failed" ]; then
+    echo "java: no test summary from the JUnit launcher (exit status $status)"
+    exit 1
+fi
+# The last line, for CI logs.
+echo "java: $passed tests passed, $failed failed"
+if [ "$status" -ne 0 ] || [ "$failed" -ne 0 ]; then
+    exit 1
+fi

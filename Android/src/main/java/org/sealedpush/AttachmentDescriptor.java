@@ -1,10 +1,40 @@
 package org.sealedpush;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 
 /** An attachment descriptor ({@code Specs/blob-v1.md} §6.2): a blob reference with a media type. */
 public final class AttachmentDescriptor {
+    /**
+     * The most elements of {@code attachments} a receiver processes ({@code MAX_ATTACHMENTS}, blob-v1 §6.2): each
+     * further element is skipped with {@code malformedAttachment}.
+     */
+    public static final int MAX_ATTACHMENTS = 8;
+
+    /** The verdict on one element of {@code attachments}: a valid descriptor, or the error it is skipped with. */
+    public static final class Parsed {
+        private final AttachmentDescriptor descriptor;
+        private final SealedPushException error;
+
+        private Parsed(AttachmentDescriptor descriptor, SealedPushException error) {
+            this.descriptor = descriptor;
+            this.error = error;
+        }
+
+        /** The valid descriptor, or null when skipped. */
+        public AttachmentDescriptor descriptor() {
+            return descriptor;
+        }
+
+        /** Why the element is skipped ({@code malformedAttachment} or {@code blobTooLarge}), or null. */
+        public SealedPushException error() {
+            return error;
+        }
+    }
+
     private final BlobReference blob;
     private final MediaType type;
     private final String name;
@@ -37,6 +67,33 @@ public final class AttachmentDescriptor {
             }
         }
         return new AttachmentDescriptor(d.blob, d.type, d.name, thumb);
+    }
+
+    /**
+     * Judges every element of a content's {@code attachments}, in order (blob-v1 §6.2): the first
+     * {@link #MAX_ATTACHMENTS} are parsed with {@link #parse}; every element past them is skipped with
+     * {@code malformedAttachment} whatever it holds. (An element that is not an object with a {@code url} string has
+     * already rejected the whole content in {@link Content#parse}; here it is {@code malformedAttachment}.)
+     */
+    @SuppressWarnings("unchecked")
+    public static List<Parsed> parseAll(List<Object> attachments) {
+        List<Parsed> out = new ArrayList<>(attachments.size());
+        for (int i = 0; i < attachments.size(); i++) {
+            Object e = attachments.get(i);
+            try {
+                if (i >= MAX_ATTACHMENTS) {
+                    throw BlobReference.bad("attachment " + (i + 1) + " is past the limit of " + MAX_ATTACHMENTS
+                        + " (blob-v1 §6.2)");
+                }
+                if (!(e instanceof Map)) {
+                    throw BlobReference.bad("an attachment is a JSON object");
+                }
+                out.add(new Parsed(parse((Map<String, Object>) e), null));
+            } catch (SealedPushException x) {
+                out.add(new Parsed(null, x));
+            }
+        }
+        return Collections.unmodifiableList(out);
     }
 
     private static AttachmentDescriptor parseOne(Map<String, Object> m, boolean thumbnail) throws SealedPushException {

@@ -9,21 +9,30 @@ import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 
 /**
  * Downloads and decrypts blobs ({@code Specs/blob-v1.md} §5, §7) with {@link HttpURLConnection}: no redirects, the
@@ -33,6 +42,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class BlobFetcher {
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String PARTIAL_SUFFIX = ".partial";
+    private static final Pattern PARTIAL_NAME = Pattern.compile("\\.[0-9a-f]{32}\\.partial");
+    /** The partial files this process is writing. */
+    private static final Set<Path> LIVE_PARTIALS = ConcurrentHashMap.newKeySet();
     private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sealedpush-blob-watchdog");
         t.setDaemon(true);
@@ -47,41 +60,116 @@ public final class BlobFetcher {
     }
 
     /**
-     * Downloads and decrypts an attachment into {@code directory}: a new 0600 file named {@code sp-<random>.<ext>}
-     * that exists only once verified. Returns its path.
+     * Downloads and decrypts an attachment into {@code directory}: a new 0600 file named {@code <32 hex>.<ext>} that
+     * exists only once verified. Returns its path.
+     *
+     * <p>While it is written, the plaintext lives in {@code .<32 hex>.partial} (the Swift side's name), created
+     * exclusively, never through a link, and held under an exclusive {@link FileChannel#tryLock() file lock} until it
+     * is renamed or deleted; a process killed meanwhile leaves an unlocked partial file that
+     * {@link #removeAbandonedPartialFiles} deletes.
      */
     public Path fetchFile(BlobReference ref, long cap, String extension, Path directory, long deadlineNanos)
         throws SealedPushException {
-        String base = "sp-" + Long.toHexString(RANDOM.nextLong()) + Long.toHexString(RANDOM.nextLong());
-        Path partial = directory.resolve(base + ".part");
-        Path target = directory.resolve(base + "." + extension);
+        String stem = String.format("%016x%016x", RANDOM.nextLong(), RANDOM.nextLong());
+        Path partial = directory.resolve("." + stem + PARTIAL_SUFFIX);
+        Path target = directory.resolve(stem + "." + extension);
         boolean done = false;
+        Path live = partial.toAbsolutePath().normalize();
+        LIVE_PARTIALS.add(live); // before the file exists: this process's clean-up never opens a live partial file
         try {
             HashSet<OpenOption> o = new HashSet<>(Arrays.asList(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW,
                 LinkOption.NOFOLLOW_LINKS));
             try (FileChannel ch = FileChannel.open(partial, o,
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                  OutputStream out = Channels.newOutputStream(ch)) {
+                lockQuietly(ch);
                 fetch(ref, cap, out, deadlineNanos);
                 ch.force(true);
+                if (System.nanoTime() - deadlineNanos >= 0) {
+                    throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the attachment did not finish in time");
+                }
+                // Renamed while the lock is held, as on the Swift side.
+                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+                done = true;
             }
-            if (System.nanoTime() - deadlineNanos >= 0) {
-                throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the attachment did not finish in time");
-            }
-            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-            done = true;
             return target;
         } catch (IOException e) {
+            if (done) { // closing failed after the rename: the file is not trusted
+                deleteQuietly(target);
+            }
             throw new SealedPushException(ErrorCode.IO, "cannot write the attachment file: " + e.getClass().getSimpleName(), e);
         } finally {
             if (!done) {
                 try {
                     Files.deleteIfExists(partial);
                 } catch (IOException ignored) {
-                    // nothing more to do; the name is random and the file holds only verified chunks
+                    // nothing more to do here; the next removeAbandonedPartialFiles takes it
                 }
             }
+            LIVE_PARTIALS.remove(live);
         }
+    }
+
+    /** Locks a new partial file; released when the channel closes or the process dies (a POSIX record lock). */
+    private static void lockQuietly(FileChannel ch) {
+        try {
+            ch.tryLock();
+        } catch (IOException | OverlappingFileLockException e) {
+            // A file system without locks: the clean-up cannot take the lock either, so it leaves the file alone.
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
+    /**
+     * Deletes the partial files ({@code .<32 hex>.partial}) of downloads whose process died from {@code directory}:
+     * files that are regular (links are left alone), whose last change is at least one second old, that no download of
+     * this process is writing, and whose lock another process does not hold. {@link SealedPushMessagingStep} calls it
+     * at the start of each message; an app may call it too (for example when it starts).
+     *
+     * @return how many files were deleted
+     */
+    public static int removeAbandonedPartialFiles(Path directory) {
+        List<Path> candidates = new ArrayList<>();
+        try (DirectoryStream<Path> names = Files.newDirectoryStream(directory)) {
+            for (Path p : names) {
+                if (PARTIAL_NAME.matcher(p.getFileName().toString()).matches()) {
+                    candidates.add(p);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        int removed = 0;
+        for (Path p : candidates) {
+            if (LIVE_PARTIALS.contains(p.toAbsolutePath().normalize())) {
+                // Opening and closing it here would drop this process's lock on it (POSIX record locks).
+                continue;
+            }
+            try {
+                BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!a.isRegularFile() || System.currentTimeMillis() - a.lastModifiedTime().toMillis() < 1_000) {
+                    continue;
+                }
+                try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                    FileLock lock = ch.tryLock();
+                    if (lock == null) {
+                        continue; // a live download in another process
+                    }
+                    Files.delete(p);
+                    removed++;
+                }
+            } catch (IOException | OverlappingFileLockException e) {
+                // gone meanwhile, not ours to open, or locked: leave it
+            }
+        }
+        return removed;
     }
 
     /** Streams a blob through a {@link BlobDecryptor} into {@code out}. */

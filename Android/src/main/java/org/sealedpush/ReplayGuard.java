@@ -240,6 +240,7 @@ public final class ReplayGuard {
             throw corrupt("length does not match the count");
         }
         byte[] previous = null;
+        boolean sorted = true;
         for (long i = 0; i < count; i++) {
             byte[] id = new byte[16];
             buf.get(id);
@@ -261,19 +262,23 @@ public final class ReplayGuard {
             if (cmp(issuedAt, expiresAt) > 0) {
                 throw corrupt("an entry issued after it expires");
             }
-            if (version != 1 && previous != null && UNSIGNED.compare(previous, id) >= 0) {
-                throw corrupt("entries duplicated or not sorted by message id");
+            if (previous != null && UNSIGNED.compare(previous, id) >= 0) {
+                sorted = false;
             }
             previous = id;
             s.entries.add(new Entry(id, issuedAt, expiresAt, acceptedAt, digest));
         }
-        if (version == 1) {
+        // Writers sort the entries by id; a reader takes them in any order (as the Swift reader does, keyring-v1
+        // §5.4) and only a duplicated id is corrupt. The next write stores them sorted.
+        if (!sorted) {
             s.entries.sort((x, y) -> UNSIGNED.compare(x.id, y.id));
             for (int i = 1; i < s.entries.size(); i++) {
                 if (UNSIGNED.compare(s.entries.get(i - 1).id, s.entries.get(i).id) == 0) {
-                    throw corrupt("duplicated message id");
+                    throw corrupt("a message id appears twice");
                 }
             }
+        }
+        if (version == 1) {
             s.w = cmp(watermark, now) > 0 ? now : 0;
         }
         s.migrated = version != 3;

@@ -107,8 +107,16 @@ public final class SealedPushMessagingStep {
 
     private StepResult work(Map<String, String> data, long fetchDeadline, AtomicBoolean abandoned, List<Path> written)
         throws SealedPushException {
+        if (attachmentDirectory != null) {
+            // Leftovers of a process killed mid-download (decrypted bytes that never became a file) go first.
+            BlobFetcher.removeAbandonedPartialFiles(attachmentDirectory);
+        }
         long now = clock.getAsLong();
         OpenedEnvelope opened = opener.openData(data, now);
+        if (abandoned.get() || Thread.currentThread().isInterrupted()) {
+            // The placeholder was already returned: do not spend the message id on an answer nobody sees.
+            throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the step was abandoned before the replay check");
+        }
         boolean duplicate = false;
         if (replayGuard != null) {
             duplicate = replayGuard.check(opened, now) == ReplayGuard.Outcome.DUPLICATE;
@@ -126,33 +134,89 @@ public final class SealedPushMessagingStep {
             }
         }
         List<StepResult.Attachment> files = new ArrayList<>();
-        List<Object> descriptors = content.attachments();
-        for (int i = 0; i < descriptors.size(); i++) {
-            if (attachmentDirectory == null) {
-                break;
-            }
-            try {
-                @SuppressWarnings("unchecked")
-                AttachmentDescriptor d = AttachmentDescriptor.parse((Map<String, Object>) descriptors.get(i));
-                if (System.nanoTime() - fetchDeadline >= 0) {
-                    throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "no time left for this attachment");
-                }
-                Path file = fetcher.fetchFile(d.blob(), d.type().cap(), d.type().extension(), attachmentDirectory, fetchDeadline);
-                synchronized (written) {
-                    if (abandoned.get()) {
-                        Files.deleteIfExists(file);
-                        throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the step was abandoned");
-                    }
-                    written.add(file);
-                }
-                files.add(new StepResult.Attachment(file, d.type(), d.name()));
-            } catch (SealedPushException e) {
-                skipped.add(new StepResult.Skipped(i, e.code()));
-            } catch (IOException e) {
-                skipped.add(new StepResult.Skipped(i, ErrorCode.IO));
-            }
+        if (attachmentDirectory != null) {
+            fetchAttachments(content, fetchDeadline, abandoned, written, files, skipped);
         }
         return StepResult.notification(content, duplicate, files, skipped);
+    }
+
+    /**
+     * Fetches the first {@link AttachmentDescriptor#MAX_ATTACHMENTS} valid attachments all at once, each with the whole
+     * time left (one stalled server cannot spend another attachment's time), and records the results in the
+     * sender's order. Elements past the 8th and defective descriptors are skipped with their code.
+     */
+    private void fetchAttachments(Content content, long fetchDeadline, AtomicBoolean abandoned, List<Path> written,
+        List<StepResult.Attachment> files, List<StepResult.Skipped> skipped) {
+        List<AttachmentDescriptor.Parsed> parsed = AttachmentDescriptor.parseAll(content.attachments());
+        List<Future<Path>> downloads = new ArrayList<>(parsed.size());
+        List<AtomicBoolean> givenUp = new ArrayList<>(parsed.size());
+        for (AttachmentDescriptor.Parsed p : parsed) {
+            final AttachmentDescriptor d = p.descriptor();
+            final AtomicBoolean late = new AtomicBoolean();
+            givenUp.add(late);
+            if (d == null) {
+                downloads.add(null);
+                continue;
+            }
+            try {
+                downloads.add(executor.submit(() -> download(d, fetchDeadline, abandoned, late, written)));
+            } catch (RuntimeException e) {
+                downloads.add(null);
+            }
+        }
+        for (int i = 0; i < parsed.size(); i++) {
+            AttachmentDescriptor.Parsed p = parsed.get(i);
+            if (p.error() != null) {
+                skipped.add(new StepResult.Skipped(i, p.error().code()));
+                continue;
+            }
+            Future<Path> f = downloads.get(i);
+            if (f == null) {
+                skipped.add(new StepResult.Skipped(i, ErrorCode.IO));
+                continue;
+            }
+            try {
+                // The download stops itself at fetchDeadline; half the reserve covers its clean-up, the other half is
+                // left for the answer (the step's own wait ends at fetchDeadline + the whole reserve).
+                long wait = Math.max(0, fetchDeadline + reserveMillis * 500_000L - System.nanoTime());
+                Path file = f.get(wait, TimeUnit.NANOSECONDS);
+                files.add(new StepResult.Attachment(file, p.descriptor().type(), p.descriptor().name()));
+            } catch (TimeoutException e) {
+                synchronized (written) {
+                    givenUp.get(i).set(true); // a file that still arrives is deleted, not kept
+                }
+                f.cancel(true);
+                skipped.add(new StepResult.Skipped(i, ErrorCode.DEADLINE_EXCEEDED));
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                skipped.add(new StepResult.Skipped(i, c instanceof SealedPushException ? ((SealedPushException) c).code() : ErrorCode.IO));
+            } catch (InterruptedException e) {
+                // The step was abandoned: stop the downloads (their files are deleted by them or by abandon()).
+                for (Future<Path> g : downloads) {
+                    if (g != null) {
+                        g.cancel(true);
+                    }
+                }
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private Path download(AttachmentDescriptor d, long fetchDeadline, AtomicBoolean abandoned, AtomicBoolean givenUp,
+        List<Path> written) throws SealedPushException, IOException {
+        if (System.nanoTime() - fetchDeadline >= 0) {
+            throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "no time left for this attachment");
+        }
+        Path file = fetcher.fetchFile(d.blob(), d.type().cap(), d.type().extension(), attachmentDirectory, fetchDeadline);
+        synchronized (written) {
+            if (abandoned.get() || givenUp.get()) {
+                Files.deleteIfExists(file);
+                throw new SealedPushException(ErrorCode.DEADLINE_EXCEEDED, "the step stopped waiting for this attachment");
+            }
+            written.add(file);
+        }
+        return file;
     }
 
     /** Stops the step's threads (call when the service is destroyed). */

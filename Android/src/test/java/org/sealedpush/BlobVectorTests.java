@@ -3,9 +3,11 @@ package org.sealedpush;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -17,7 +19,10 @@ import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
-/** Every vector of Specs/vectors/blob-v1.json, each negative also fed through 1-byte, chunk-sized and random splits. */
+/**
+ * Every vector of Specs/vectors/blob-v1.json: the blobs (each negative also fed through 1-byte, chunk-sized and random
+ * splits) and the {@code descriptors} cases of §6.2.
+ */
 final class BlobVectorTests {
     private final Map<String, Object> v;
     private final Map<String, Map<String, Object>> positives = new HashMap<>();
@@ -168,5 +173,64 @@ final class BlobVectorTests {
             }
         }
         assertEquals(39 * 5, runs);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void descriptorCasesAreAcceptedOrSkippedExactlyAsExpected() throws Exception {
+        List<Map<String, Object>> cases = TestSupport.list(v, "descriptors");
+        assertTrue(cases.size() >= 18, "descriptors cases: " + cases.size());
+        int elements = 0;
+        for (Map<String, Object> c : cases) {
+            String name = (String) c.get("name");
+            // The member's JSON text, read the way content is read (not the vectors' big-integer mode).
+            List<Object> attachments = (List<Object>) Json.parse(((String) c.get("attachments")).getBytes(StandardCharsets.UTF_8), 32);
+            List<Object> expected = (List<Object>) c.get("expected");
+            List<AttachmentDescriptor.Parsed> got = AttachmentDescriptor.parseAll(attachments);
+            assertEquals(expected.size(), got.size(), name);
+            for (int i = 0; i < expected.size(); i++) {
+                AttachmentDescriptor.Parsed p = got.get(i);
+                String verdict = p.error() == null ? "ok" : p.error().code().id();
+                assertEquals(expected.get(i), verdict, name + " element " + i + (p.error() == null ? "" : ": " + p.error().getMessage()));
+                assertEquals(p.error() == null, p.descriptor() != null, name);
+                if (p.descriptor() != null) {
+                    Map<String, Object> m = (Map<String, Object>) attachments.get(i);
+                    assertEquals(((Double) m.get("size")).longValue(), p.descriptor().blob().size(), name);
+                    assertEquals(m.get("url"), p.descriptor().blob().url(), name);
+                    assertArrayEquals(Base64Url.decodeCanonical((String) m.get("key")), p.descriptor().blob().key(), name);
+                    assertEquals(((String) m.get("type")).toLowerCase(java.util.Locale.ROOT), p.descriptor().type().type(), name);
+                    assertEquals(m.get("name"), p.descriptor().name(), name);
+                }
+                elements++;
+            }
+            // The whole content holding the same array is valid content (skips never reject the text).
+            String content = "{\"body\":\"x\",\"attachments\":" + c.get("attachments") + "}";
+            assertEquals(attachments.size(), Content.parse(content.getBytes(StandardCharsets.UTF_8)).attachments().size(), name);
+        }
+        assertTrue(elements >= cases.size(), "elements judged: " + elements);
+    }
+
+    @Test
+    void anOverLongStreamReleasesEveryVerifiedChunkBeforeTrailingData() throws Exception {
+        // blob-v1 §5, over-long streams: the first L bytes go through step 2 before blobTrailingData, whatever the split.
+        for (Map<String, Object> p : positives.values()) {
+            String name = (String) p.get("name");
+            int size = (int) TestSupport.num(p, "size");
+            byte[] key = TestSupport.hex((String) p.get("key"));
+            byte[] blob = encrypt(key, TestSupport.hex((String) p.get("salt")), plaintext(size));
+            byte[] longer = Arrays.copyOf(blob, blob.length + 70_000);
+            for (int split : new int[] {longer.length, 1, BlobDecryptor.CHUNK + 16, 4_096}) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                BlobDecryptor d = new BlobDecryptor(key, size, BlobDecryptor.MAX_SIZE, out);
+                SealedPushException x = assertThrows(SealedPushException.class, () -> {
+                    for (int pos = 0; pos < longer.length; pos += split) {
+                        d.update(longer, pos, Math.min(split, longer.length - pos));
+                    }
+                    d.finish();
+                }, name);
+                assertEquals(ErrorCode.BLOB_TRAILING_DATA, x.code(), name + " split " + split);
+                assertArrayEquals(plaintext(size), out.toByteArray(), name + " split " + split + ": every chunk released first");
+            }
+        }
     }
 }

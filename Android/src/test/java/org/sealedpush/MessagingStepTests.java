@@ -2,6 +2,7 @@ package org.sealedpush;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -16,6 +17,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -23,6 +25,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +40,8 @@ final class MessagingStepTests {
 
     private static final String TOPIC = "com.example.android";
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Attachment files and partial files: {@code <32 hex>.<ext>}, {@code .<32 hex>.partial}. */
+    private static final Pattern ATTACHMENT_FILE = Pattern.compile("\\.?[0-9a-f]{32}\\.[a-z0-9]+");
     private TestSealer sealer;
     private KeyRing ring;
     private HttpServer http;
@@ -106,7 +112,7 @@ final class MessagingStepTests {
     private List<Path> files() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             List<Path> out = new ArrayList<>();
-            s.filter(p -> p.getFileName().toString().startsWith("sp-")).forEach(out::add);
+            s.filter(p -> ATTACHMENT_FILE.matcher(p.getFileName().toString()).matches()).forEach(out::add);
             return out;
         }
     }
@@ -321,5 +327,175 @@ final class MessagingStepTests {
         assertEquals(StepResult.Kind.PLACEHOLDER, r.kind());
         assertEquals(ErrorCode.DEADLINE_EXCEEDED, r.reason());
         assertTrue(ms < 1_700, "took " + ms + " ms");
+    }
+
+    private List<Path> partialFiles() throws IOException {
+        List<Path> out = new ArrayList<>();
+        for (Path p : files()) {
+            if (p.getFileName().toString().endsWith(".partial")) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void atMostEightAttachmentsAreFetchedAndTheNinthIsSkippedAsMalformed() throws Exception {
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            list.append(i == 0 ? "" : ",").append("{").append(serve("a" + i, new byte[] {(byte) i})).append(",\"type\":\"image/png\"}");
+        }
+        StepResult r = step(8_000, ring).process(message("{\"body\":\"text\",\"attachments\":[" + list + "]}"));
+        assertEquals(StepResult.Kind.NOTIFICATION, r.kind());
+        assertEquals(8, r.attachments().size());
+        for (int i = 0; i < 8; i++) {
+            assertArrayEquals(new byte[] {(byte) i}, Files.readAllBytes(r.attachments().get(i).file()), "attachment " + i);
+        }
+        assertEquals(1, r.skipped().size());
+        assertEquals(8, r.skipped().get(0).index());
+        assertEquals(ErrorCode.MALFORMED_ATTACHMENT, r.skipped().get(0).reason());
+        assertEquals(8, files().size());
+    }
+
+    @Test
+    void aDeclaredSizeShorterThanTheServedBlobFailsOnTheChunkNotAsTrailingData() throws Exception {
+        byte[] plain = new byte[100];
+        RANDOM.nextBytes(plain);
+        String ref = serve("short", plain).replace("\"size\":100", "\"size\":99");
+        // The server sends 100 bytes of plaintext's blob with an honest Content-Length; the reader must feed the bytes
+        // up to the declared size first (blob-v1 §5, over-long streams): the chunk ending there does not verify.
+        StepResult r = step(8_000, ring).process(message("{\"body\":\"text\",\"attachments\":[{" + ref + ",\"type\":\"image/png\"}]}"));
+        assertEquals(ErrorCode.BLOB_AUTHENTICATION_FAILURE, r.skipped().get(0).reason());
+        assertEquals(0, files().size());
+    }
+
+    @Test
+    void aStalledServerDoesNotSpendTheTimeOfTheNextAttachment() throws Exception {
+        byte[] image = new byte[70_000];
+        RANDOM.nextBytes(image);
+        String good = serve("good", image);
+        String stalled = rawServer(s -> Thread.sleep(60_000));
+        byte[] key = new byte[32];
+        RANDOM.nextBytes(key);
+        long deadline = 4_000;
+        SealedPushMessagingStep s = step(deadline, ring);
+        Map<String, String> m = message("{\"body\":\"text\",\"attachments\":[" + descriptor(stalled + "x", key, 1_000, "image/gif")
+            + ",{" + good + ",\"type\":\"image/jpeg\"}]}");
+        // While the stalled download holds its partial file, a clean-up (another message's start) must leave it, and
+        // must not drop its lock either (closing any descriptor of a file drops the process's POSIX locks on it):
+        // another process still finds it locked.
+        String[] probe = {"not run"};
+        Thread sweeper = new Thread(() -> {
+            try {
+                Thread.sleep(1_500);
+                BlobFetcher.removeAbandonedPartialFiles(dir);
+                List<Path> partials = partialFiles();
+                probe[0] = partials.size() == 1 ? probeLock(partials.get(0)) : partials.size() + " partial files";
+            } catch (Exception e) {
+                probe[0] = e.toString();
+            }
+        });
+        int[] livePartials = {-1};
+        Thread watcher = new Thread(() -> {
+            try {
+                Thread.sleep(2_000);
+                livePartials[0] = partialFiles().size();
+            } catch (Exception ignored) {
+                // reported as -1
+            }
+        });
+        long t0 = System.nanoTime();
+        sweeper.start();
+        watcher.start();
+        StepResult r = s.process(m);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        sweeper.join();
+        watcher.join();
+        s.shutdown();
+        assertEquals(StepResult.Kind.NOTIFICATION, r.kind(), "reason " + r.reason());
+        assertEquals(1, r.attachments().size(), "the good server's file arrives");
+        assertArrayEquals(image, Files.readAllBytes(r.attachments().get(0).file()));
+        assertEquals(1, r.skipped().size());
+        assertEquals(0, r.skipped().get(0).index());
+        assertEquals(ErrorCode.DEADLINE_EXCEEDED, r.skipped().get(0).reason());
+        assertTrue(ms < deadline + 750, "took " + ms + " ms");
+        assertEquals(1, livePartials[0], "the live partial file survived a clean-up");
+        assertEquals("held", probe[0], "the live partial file's lock survived a clean-up");
+        assertEquals(1, files().size(), "only the good file stays");
+    }
+
+    private static String javaBinary() {
+        return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String testClasses() throws Exception {
+        return Paths.get(PartialFileHolder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+
+    /** Asks a second JVM whether the file is locked: "held" or "free". */
+    private static String probeLock(Path file) throws Exception {
+        Process p = new ProcessBuilder(javaBinary(), "-cp", testClasses(), PartialFileHolder.class.getName(), "--probe",
+            file.toString()).redirectErrorStream(true).start();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(
+            new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
+            String line = out.readLine();
+            p.waitFor(10, TimeUnit.SECONDS);
+            return line;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void partialFilesOfAKilledProcessAreDeletedAtTheNextStepButNotWhileLocked() throws Exception {
+        Path live = dir.resolve("." + "0123456789abcdef0123456789abcdef" + ".partial");
+        Path young = dir.resolve("." + "fedcba9876543210fedcba9876543210" + ".partial");
+        Path other = dir.resolve("notes.partial");
+        Files.write(other, new byte[] {1});
+        Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Process holder = new ProcessBuilder(javaBinary(), "-cp", testClasses(), PartialFileHolder.class.getName(), live.toString())
+            .redirectErrorStream(true).start();
+        try {
+            java.io.BufferedReader out = new java.io.BufferedReader(
+                new java.io.InputStreamReader(holder.getInputStream(), StandardCharsets.US_ASCII));
+            assertEquals("locked", out.readLine());
+            Files.setLastModifiedTime(live, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+            assertEquals(0, BlobFetcher.removeAbandonedPartialFiles(dir));
+            StepResult r = step(8_000, ring).process(message("{\"body\":\"text\"}"));
+            assertEquals(StepResult.Kind.NOTIFICATION, r.kind());
+            assertTrue(Files.exists(live), "another process's locked partial file stays");
+        } finally {
+            holder.destroyForcibly(); // SIGKILL: no clean-up of its own
+            assertTrue(holder.waitFor(10, TimeUnit.SECONDS));
+        }
+        assertTrue(Files.exists(live), "the killed process left its partial file");
+        SealedPushMessagingStep next = step(8_000, ring);
+        Map<String, String> again = message("{\"body\":\"again\"}");
+        Files.write(young, new byte[] {2}); // right before the step: well under 1 s old when it looks
+        StepResult r = next.process(again);
+        assertEquals("again", r.content().body());
+        assertFalse(Files.exists(live), "an abandoned partial file is deleted at the step's start");
+        assertTrue(Files.exists(young), "a partial file younger than 1 s stays (it may be about to be locked)");
+        assertTrue(Files.exists(other), "only .<32 hex>.partial names are touched");
+    }
+
+    @Test
+    void aRedirectIsNotFollowed() throws Exception {
+        // blob-v1 §8: any status other than 200 is blobUnavailable; the Java fetcher never follows a Location, even to
+        // a server that holds the blob (README, notes on the spec).
+        String good = serve("target", new byte[] {7});
+        String target = base() + "target";
+        String redirect = rawServer(s -> {
+            OutputStream out = s.getOutputStream();
+            out.write(("HTTP/1.1 302 Found\r\nLocation: " + target + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+        });
+        String moved = good.replace(target, redirect + "target");
+        StepResult r = step(8_000, ring).process(message("{\"body\":\"text\",\"attachments\":[{" + moved + ",\"type\":\"image/png\"}]}"));
+        assertEquals(StepResult.Kind.NOTIFICATION, r.kind());
+        assertEquals(0, r.attachments().size());
+        assertEquals(ErrorCode.BLOB_UNAVAILABLE, r.skipped().get(0).reason());
+        assertEquals(0, files().size());
     }
 }

@@ -110,9 +110,8 @@ final class ReplayGuardTests {
         bad[0] = good.clone();
         bad[0][0] = 'X';
         bad[1] = java.util.Arrays.copyOf(good, good.length - 1);
-        bad[2] = good.clone(); // swap the two entries: unsorted
-        System.arraycopy(good, 41, bad[2], 97, 56);
-        System.arraycopy(good, 97, bad[2], 41, 56);
+        bad[2] = good.clone(); // entry 1 takes entry 0's id: a duplicated id
+        System.arraycopy(good, 41, bad[2], 97, 16);
         bad[3] = good.clone(); // issuedAt > expiresAt in entry 0
         bad[3][41 + 16] = (byte) 0xff;
         for (byte[] b : bad) {
@@ -122,6 +121,28 @@ final class ReplayGuardTests {
         }
         g.reset();
         assertEquals(ReplayGuard.Outcome.FRESH, result(g, 1, T, T + 3600, 1, T));
+    }
+
+    @Test
+    void entriesOutOfOrderAreReadAndWrittenBackSorted() throws Exception {
+        // keyring-v1 §5.4 lists what is corrupt; order is not on the list (the Swift reader takes any order).
+        ReplayGuard g = new ReplayGuard(dir, 16, 600);
+        assertEquals(ReplayGuard.Outcome.FRESH, result(g, 1, T, T + 3600, 1, T));
+        assertEquals(ReplayGuard.Outcome.FRESH, result(g, 2, T, T + 3600, 2, T));
+        byte[] good = Files.readAllBytes(dir.resolve("replay-v1.bin"));
+        byte[] swapped = good.clone();
+        System.arraycopy(good, 41, swapped, 97, 56);
+        System.arraycopy(good, 97, swapped, 41, 56);
+        Files.write(dir.resolve("replay-v1.bin"), swapped);
+        assertEquals(ReplayGuard.Outcome.DUPLICATE, result(g, 2, T, T + 3600, 2, T + 1));
+        assertEquals(ReplayGuard.Outcome.DUPLICATE, result(g, 1, T, T + 3600, 1, T + 1));
+        assertEquals(ErrorCode.REPLAYED, result(g, 1, T, T + 3600, 9, T + 1));
+        assertEquals(ReplayGuard.Outcome.FRESH, result(g, 3, T, T + 3600, 3, T + 1));
+        byte[] after = Files.readAllBytes(dir.resolve("replay-v1.bin"));
+        assertEquals(41 + 3 * 56, after.length);
+        assertArrayEquals(id(1), java.util.Arrays.copyOfRange(after, 41, 57));
+        assertArrayEquals(id(2), java.util.Arrays.copyOfRange(after, 97, 113));
+        assertArrayEquals(id(3), java.util.Arrays.copyOfRange(after, 153, 169));
     }
 
     @Test
