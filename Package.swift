@@ -174,7 +174,7 @@ let package = Package(
         .target(
             name: "SealedPushGateway",
             dependencies: [
-                "SealedPushCore", "SealedPushAPNs",
+                "SealedPushCore", "SealedPushAPNs", "SealedPushFCM",
                 .product(name: "Crypto", package: "swift-crypto"),  // SHA-256 of API keys, webhook HMAC
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -316,7 +316,7 @@ let package = Package(
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 // Delivery: the APNs emulator, a service group, test metrics, a loopback webhook receiver.
-                "SealedPushAPNs", "SealedPushAPNsEmulator",
+                "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCM", "SealedPushFCMEmulator",
                 .product(name: "Crypto", package: "swift-crypto"),  // bare SHA-256 for an independent HMAC check
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -50,6 +50,9 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var retryAfterSeconds: Int
     /// How many accepted messages the recorder holds, newest last (default 10,000, the APNs emulator's bound).
     public var recordedMessagesLimit: Int
+    /// A directory to write each accepted message's `data` map to, as the app's `RemoteMessage.getData()` would
+    /// see it: `DIR/<token's first 24 characters>/<n>.json` (mode 0600, n counting from 1); nil writes nothing.
+    public var recordDirectory: String?
     /// For how many distinct envelopes (the most recent) the recorder counts acceptances (default 100,000).
     public var trackedEnvelopes: Int
     /// The most access tokens held at once (default 100,000); expired ones go first.
@@ -78,6 +81,7 @@ public struct FCMEmulatorConfiguration: Sendable {
         self.faults = .none
         self.retryAfterSeconds = 1
         self.recordedMessagesLimit = 10_000
+        self.recordDirectory = nil
         self.trackedEnvelopes = 100_000
         self.maximumAccessTokens = 100_000
         self.maxConcurrentStreams = 1000

@@ -20,10 +20,26 @@ public final class FCMEmulatorRecorder: @unchecked Sendable {
     private var faults: [String: Int] = [:]
     private var tokensIssued = 0
     private var tokenRequests = 0
+    private let recordDirectory: String?
+    private var written = 0
 
     init(configuration: FCMEmulatorConfiguration) {
         messageLimit = max(0, configuration.recordedMessagesLimit)
         envelopeLimit = max(0, configuration.trackedEnvelopes)
+        recordDirectory = configuration.recordDirectory
+    }
+
+    /// Writes an accepted message's data map to the record directory (see
+    /// ``FCMEmulatorConfiguration/recordDirectory``); a failure to write is ignored (the counters still count).
+    private func write(_ message: RecordedFCMMessage, number: Int) {
+        guard let recordDirectory else { return }
+        let token = message.token ?? "no-token"
+        let folder = String(token.prefix(24).map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        let directory = URL(fileURLWithPath: recordDirectory).appendingPathComponent(folder)
+        guard let json = try? JSONSerialization.data(withJSONObject: message.data, options: [.sortedKeys]) else { return }
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("\(number).json").path
+        FileManager.default.createFile(atPath: file, contents: json, attributes: [.posixPermissions: 0o600])
     }
 
     /// The held messages, oldest first.
@@ -69,6 +85,11 @@ public final class FCMEmulatorRecorder: @unchecked Sendable {
     func countFault(_ description: String) { lock.withLock { faults[description, default: 0] += 1 } }
 
     func record(_ message: RecordedFCMMessage) {
+        let number: Int? = recordDirectory == nil ? nil : lock.withLock {
+            written += 1
+            return written
+        }
+        if let number { write(message, number: number) }
         lock.withLock {
             accepted += 1
             if message.hasNotification { withNotification += 1 }

@@ -37,6 +37,8 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
     var retryAfter = 1
     @Option(name: .customLong("keep-total"), help: "Accepted messages held in memory.")
     var keepTotal = 10_000
+    @Option(name: .customLong("record-dir"), help: "Write each accepted message's data map to DIR/<token prefix>/<n>.json (what the app's onMessageReceived gets).")
+    var recordDir: String?
     @Option(name: .customLong("fault-429"), help: "Probability of 429 QUOTA_EXCEEDED per send.")
     var fault429 = 0.0
     @Option(name: .customLong("fault-500"), help: "Probability of 500 INTERNAL per send.")
@@ -111,6 +113,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
             configuration.accessTokenLifetime = tokenLifetime
             configuration.retryAfterSeconds = retryAfter
             configuration.recordedMessagesLimit = keepTotal
+            configuration.recordDirectory = recordDir
             configuration.unregisterProbability = faultUnregistered
             configuration.threads = threads
             configuration.faults = EmulatorFaultPlan(

@@ -25,6 +25,9 @@ struct SQLiteStoreTests {
     @Test func restartTakesBackItsLeases() async throws { try await NodeAndTokenContract.restartTakesBackItsLeases(SQLiteHarness()) }
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(SQLiteHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(SQLiteHarness()) }
+    @Test func fcmBodiesMustBeSealed() throws { try PlatformContract.fcmBodiesMustBeSealed() }
+    @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(SQLiteHarness()) }
+    @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(SQLiteHarness()) }
 
     /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).
     @Test func walMode() async throws {

@@ -1,7 +1,8 @@
-/// One app (APNs topic) served by the gateway, with references to its keys.
+/// One app served by the gateway, with references to its keys: APNs (its topic, team and `.p8` key) for iPhones
+/// and, when it has Android devices, FCM (``FCMAppCredentials``).
 ///
-/// Only paths are stored: the APNs `.p8` key and the server identity stay in 0600 files the gateway reads at start;
-/// private keys are never written to the database.
+/// Only paths are stored: the APNs `.p8` key, the FCM service-account file and the server identity stay in 0600
+/// files the gateway reads when it needs them; private keys are never written to the database.
 public struct GatewayApp: Sendable, Hashable {
     /// The app's id in this gateway (the `{appId}` of the HTTP API).
     public var id: String
@@ -15,6 +16,8 @@ public struct GatewayApp: Sendable, Hashable {
     public var apnsKeyPath: String
     /// Path of the server identity file (`SPSK1:` private key, mode 0600).
     public var serverIdentityPath: String
+    /// FCM credentials, for an app with Android devices; nil for an iOS-only app.
+    public var fcm: FCMAppCredentials?
 
     /// Creates an app record.
     /// - Parameters:
@@ -24,8 +27,10 @@ public struct GatewayApp: Sendable, Hashable {
     ///   - apnsKeyID: The APNs key id.
     ///   - apnsKeyPath: Path of the `.p8` file.
     ///   - serverIdentityPath: Path of the server identity file.
+    ///   - fcm: FCM credentials, if the app has Android devices.
     public init(
-        id: String, topic: String, teamID: String, apnsKeyID: String, apnsKeyPath: String, serverIdentityPath: String
+        id: String, topic: String, teamID: String, apnsKeyID: String, apnsKeyPath: String, serverIdentityPath: String,
+        fcm: FCMAppCredentials? = nil
     ) {
         self.id = id
         self.topic = topic
@@ -33,5 +38,6 @@ public struct GatewayApp: Sendable, Hashable {
         self.apnsKeyID = apnsKeyID
         self.apnsKeyPath = apnsKeyPath
         self.serverIdentityPath = serverIdentityPath
+        self.fcm = fcm
     }
 }

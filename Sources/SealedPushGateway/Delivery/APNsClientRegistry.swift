@@ -5,7 +5,7 @@ import SealedPushCore
 import SealedPushServer
 
 /// One `APNsClient` per app and environment, built on first use from the app record (its `.p8` key file, key id
-/// and team), and app records cached for ``DeliveryConfiguration/appRefreshInterval``.
+/// and team).
 ///
 /// A client is rebuilt when the app's key path, key id or team changes; the old one is kept (its sends may still
 /// be running) and shut down with the others when the service stops.
@@ -23,32 +23,15 @@ actor APNsClientRegistry {
         var client: APNsClient
     }
 
-    private let store: any GatewayStore
     private let configuration: DeliveryConfiguration
     private let logger: Logger
-    private var apps: [String: (app: GatewayApp, readAt: ContinuousClock.Instant)] = [:]
     private var clients: [ClientKey: Entry] = [:]
     private var retired: [APNsClient] = []
     private var closed = false
 
-    init(store: any GatewayStore, configuration: DeliveryConfiguration, logger: Logger) {
-        self.store = store
+    init(configuration: DeliveryConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-    }
-
-    /// The app record, from the cache while it is fresh.
-    /// - Throws: The store's error; `SealedPushError` `invalidArgument` when the app does not exist.
-    func app(id: String) async throws -> GatewayApp {
-        let now = ContinuousClock.now
-        if let cached = apps[id], cached.readAt.duration(to: now) < configuration.appRefreshInterval {
-            return cached.app
-        }
-        guard let app = try await store.app(id: id) else {
-            throw SealedPushError(.invalidArgument, "app '\(id)' is not in the store")
-        }
-        apps[id] = (app, now)
-        return app
     }
 
     /// The client for an app's tokens of one environment, built if needed.

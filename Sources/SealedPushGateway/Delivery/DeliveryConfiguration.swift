@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushAPNs
 import SealedPushCore
+import SealedPushFCM
 
 /// How a ``DeliveryService`` claims, sends and retries.
 ///
@@ -21,6 +22,15 @@ public struct DeliveryConfiguration: Sendable {
     /// The APNs clients' settings (trust roots, connections, timeouts, the client's own retries). Its `endpoint`
     /// is replaced by ``productionEndpoint`` or ``sandboxEndpoint``.
     public var client: APNsClientConfiguration
+    /// Where FCM is (default `fcm.googleapis.com`; the FCM emulator in tests), with the certificate to trust
+    /// instead of the system's, if any.
+    public var fcmEndpoint: FCMEndpoint
+    /// The FCM client's answer timeout per request.
+    public var fcmRequestTimeout: Duration
+    /// The FCM client's own retries within one claim (429, 500, 503, connection loss, honouring `Retry-After`).
+    /// A send's requests, retries and waits all end within the same per-send deadline as APNs's
+    /// (`client.deadline`, which the lease covers): `maxTotal` and ``fcmRequestTimeout`` are cut to fit it.
+    public var fcmRetry: FCMRetryPolicy
     /// The most sends in flight on this node, 1...10,000 (default 64).
     public var maxConcurrentSends: Int
     /// How long a claimed job is this node's (default 90 s); at least the client's `deadline` + ``leaseMargin``.
@@ -64,6 +74,9 @@ public struct DeliveryConfiguration: Sendable {
         self.productionEndpoint = .production
         self.sandboxEndpoint = .sandbox
         self.client = client
+        self.fcmEndpoint = .production
+        self.fcmRequestTimeout = .seconds(10)
+        self.fcmRetry = FCMRetryPolicy(maxAttempts: 3, maxTotal: .seconds(30))
         self.maxConcurrentSends = 64
         self.leaseDuration = .seconds(90)
         self.pollInterval = .milliseconds(250)
@@ -98,6 +111,7 @@ public struct DeliveryConfiguration: Sendable {
             leaseDuration >= client.deadline + Self.leaseMargin,
             "leaseDuration (\(leaseDuration)) must be at least the APNs client's deadline (\(client.deadline)) + "
                 + "\(Self.leaseMargin), or a slow send could lose its lease")
+        try check(fcmRequestTimeout > .zero, "fcmRequestTimeout must be positive")
         try check(pollInterval > .zero && expirySweepInterval > .zero, "intervals must be positive")
         try check(shutdownGracePeriod >= .zero && appRefreshInterval >= .zero, "durations must not be negative")
         try check(

@@ -2,10 +2,12 @@ import Foundation
 import Logging
 import Metrics
 import SealedPushAPNs
+import SealedPushCore
 import ServiceLifecycle
 
 /// The gateway's delivery workers on one node: claims due jobs from the ``GatewayStore`` with a lease, sends each
-/// through its app's `APNsClient`, and ends each job with its outcome. Run it in a `ServiceGroup` (it is a
+/// through the ``PushProvider`` of its device's platform (APNs or FCM) with its app's credentials, and ends each job
+/// with its outcome; the rules below are the same for every platform. Run it in a `ServiceGroup` (it is a
 /// swift-service-lifecycle `Service`).
 ///
 /// ```swift
@@ -27,14 +29,20 @@ import ServiceLifecycle
 ///   this instance (``NodeInstance/leaseOwner``, `nodeID/bootID`) for ``DeliveryConfiguration/leaseDuration``;
 ///   each is sent at once. A node that dies leaves its leases to its own restart, or to their expiry, after which
 ///   another node's next claim takes those jobs over.
-/// - **Attempts**: every APNs request (the client's own retries included) is counted on the job (its status'
-///   `attempts`) and in `sealedpush_gateway_apns_requests_total`; every transient failure's reason goes to the
-///   job's last transient reason and to `sealedpush_gateway_apns_retries_total{reason}` (``DeliveryMetrics``).
-/// - **Clients**: one per app and APNs environment, built on first use from the app's `.p8` key, key id and team.
-/// - **Outcomes**: sent with the `apns-id`; `Unregistered`/`BadDeviceToken`/`DeviceTokenNotForTopic` end the job `unregistered`, mark the
-///   device (no more sends to it) and tell the webhook; transient failures (429, 500, 503, transport, timeouts,
-///   after the client's own retries) come back after a backoff, at most ``DeliveryConfiguration/jobRetry``
-///   `maxAttempts` claims in all; other refusals fail with APNs's reason; jobs past their ttl end `expired` unsent.
+/// - **Attempts**: every provider request (the client's own retries included) is counted on the job (its status'
+///   `attempts`) and in `sealedpush_gateway_apns_requests_total` or `sealedpush_gateway_fcm_requests_total`; every
+///   transient failure's reason goes to the job's last transient reason and to
+///   `sealedpush_gateway_apns_retries_total{reason}` or `sealedpush_gateway_fcm_retries_total{reason}`
+///   (``DeliveryMetrics``).
+/// - **Clients**: APNs, one per app and environment, built on first use from the app's `.p8` key, key id and team;
+///   FCM, one per app, from its service-account file and project (``FCMProvider``).
+/// - **Outcomes**: sent with the provider's id (`apns-id`, FCM message name); `Unregistered`/`BadDeviceToken`/
+///   `DeviceTokenNotForTopic` (APNs) or `unregistered`/`senderIdMismatch`/`invalidToken` (FCM) end the job
+///   `unregistered`, mark the device (no more sends to it) and tell the webhook; transient failures (429, 500, 503,
+///   transport, timeouts, after the client's own retries) come back after a backoff, at most
+///   ``DeliveryConfiguration/jobRetry`` `maxAttempts` claims in all; other refusals fail with the provider's
+///   reason; jobs past their ttl end `expired` unsent; a job whose device moved to the other platform since it was
+///   sealed fails `PlatformChanged` (its envelope is bound to the other platform's topic).
 /// - **Resends are exact copies**: the same sealed body bytes, the same `apns-collapse-id` (the notification's, or
 ///   one derived from its id) and the same `apns-id` (``DeliveryIdentifiers``), so APNs collapses a duplicate.
 /// - **Graceful shutdown**: stops claiming, lets sends in flight finish within
@@ -48,7 +56,8 @@ public final class DeliveryService: Service, Sendable {
     public let configuration: DeliveryConfiguration
 
     private let store: any GatewayStore
-    private let clients: APNsClientRegistry
+    private let apps: AppDirectory
+    private let providers: [PushPlatform: any PushProvider]
     private let webhook: UnregisteredWebhook?
     private let metrics: DeliveryMetrics
     private let logger: Logger
@@ -78,7 +87,12 @@ public final class DeliveryService: Service, Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.clients = APNsClientRegistry(store: store, configuration: configuration, logger: logger)
+        self.apps = AppDirectory(store: store, refreshInterval: configuration.appRefreshInterval)
+        let apns = APNsProvider(clients: APNsClientRegistry(configuration: configuration, logger: logger), logger: logger)
+        let fcm = FCMProvider(
+            clients: FCMClientRegistry(configuration: configuration, logger: logger), logger: logger,
+            now: configuration.now)
+        self.providers = [.apns: apns, .fcm: fcm]
         self.webhook = try configuration.webhook.map { try UnregisteredWebhook(configuration: $0, logger: logger) }
         self.metrics = DeliveryMetrics(factory: metricsFactory)
     }
@@ -138,7 +152,7 @@ public final class DeliveryService: Service, Sendable {
                         group.addTask { await webhook.run() }
                     }
                     await self.claimLoop(signal)
-                    await self.clients.shutdown()
+                    await self.shutdownProviders()
                     if let webhook {
                         webhook.finish()
                         let drain = webhook.configuration.drainDeadline
@@ -252,7 +266,7 @@ public final class DeliveryService: Service, Sendable {
                     "sends still in flight at the end of the grace period are left to lease expiry",
                     metadata: ["inFlight": "\(signal.inFlight)"])
                 group.cancelAll()
-                await clients.shutdown()
+                await shutdownProviders()
             }
         }
     }
@@ -262,7 +276,11 @@ public final class DeliveryService: Service, Sendable {
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 
-    /// Sends one claimed job and ends it in the store.
+    private func shutdownProviders() async {
+        for provider in providers.values { await provider.shutdown() }
+    }
+
+    /// Sends one claimed job through its platform's provider and ends it in the store.
     private func deliver(_ job: ClaimedJob) async {
         var jobLogger = logger
         jobLogger[metadataKey: "job"] = "\(job.id)"
@@ -272,46 +290,55 @@ public final class DeliveryService: Service, Sendable {
             await finish(job, .expired, logger: jobLogger)
             return
         }
-        let client: APNsClient
+        let platform = job.address.platform
+        guard job.body.platform == platform else {
+            // Sealed for the device's previous platform: its envelope names the other platform's topic.
+            await finish(job, .failed(reason: "PlatformChanged"), logger: jobLogger, requests: 0)
+            return
+        }
         let app: GatewayApp
         do {
-            app = try await clients.app(id: job.appID)
-            client = try await clients.client(for: app, environment: job.environment)
+            app = try await apps.app(id: job.appID)
         } catch {
             if Task.isCancelled { return }
-            jobLogger.error("no APNs client for the app", metadata: ["app": "\(job.appID)", "error": "\(error)"])
+            jobLogger.error("the job's app cannot be read", metadata: ["app": "\(job.appID)", "error": "\(error)"])
             let outcome = DeliveryDecision.retry(
                 reason: "ProviderUnavailable", attempts: job.attempts, expiresAt: job.expiresAt,
                 policy: configuration.jobRetry, now: configuration.now())
-            await finish(job, outcome, logger: jobLogger)
+            await finish(job, outcome, logger: jobLogger, requests: 0)
             return
         }
-        let token: DeviceToken
-        do { token = try DeviceToken(hex: job.apnsToken) } catch {
-            await finish(job, .unregistered(reason: APNsReason.badDeviceToken.rawValue), logger: jobLogger)
+        guard let provider = providers[platform] else {
+            await finish(job, .failed(reason: "NoProvider"), logger: jobLogger, requests: 0)
             return
         }
-        let notification = APNsNotification(
-            deviceToken: token, topic: app.topic, payload: job.body.bytes,
-            priority: job.priority == 10 ? .immediate : .powerConsiderate, expiration: job.expiresAt,
-            collapseID: DeliveryIdentifiers.collapseID(notificationID: job.notificationID, collapseID: job.collapseID),
-            apnsID: DeliveryIdentifiers.apnsID(notificationID: job.notificationID, deviceID: job.deviceID))
         let started = ContinuousClock.now
-        let report = await client.send(notification)
+        let delivery = await provider.deliver(job, app: app)
         metrics.recordSend(started.duration(to: .now))
-        metrics.record(report)
-        if Task.isCancelled, report.result.failure?.reason == .clientShutdown {
-            return  // abandoned at shutdown: the lease expires and another claim sends it again, identically
+        metrics.record(delivery, platform: platform)
+        if delivery.possibleDuplicate {
+            jobLogger.debug("sent again after an ambiguous failure (same body and ids)")
         }
-        let outcome = DeliveryDecision.outcome(
-            for: report.result, attempts: job.attempts, expiresAt: job.expiresAt, policy: configuration.jobRetry,
-            now: configuration.now())
-        if report.possibleDuplicate {
-            jobLogger.debug("sent again after an ambiguous failure (same body, apns-id and collapse id)")
+        let outcome: JobOutcome
+        var unregisteredAt: Date?
+        switch delivery.result {
+        case .abandoned:
+            return  // abandoned at shutdown: the lease expires and another claim sends it again, identically
+        case .sent(let providerID):
+            outcome = .sent(apnsID: providerID)
+        case .unregistered(let reason, let at):
+            outcome = .unregistered(reason: reason)
+            unregisteredAt = at
+        case .failed(let reason):
+            outcome = .failed(reason: reason)
+        case .transient(let reason):
+            outcome = DeliveryDecision.retry(
+                reason: reason, attempts: job.attempts, expiresAt: job.expiresAt, policy: configuration.jobRetry,
+                now: configuration.now())
         }
         await finish(
-            job, outcome, logger: jobLogger, unregisteredAt: report.result.failure?.timestamp,
-            requests: report.attempts, transientReason: report.transientFailures.last)
+            job, outcome, logger: jobLogger, unregisteredAt: unregisteredAt, requests: delivery.requests,
+            transientReason: delivery.transientReasons.last)
     }
 
     /// Ends a job in the store; counts it and tells the webhook about a device that became unregistered.
@@ -346,7 +373,7 @@ public final class DeliveryService: Service, Sendable {
             guard let webhook else { return }
             // Only when the store marked the device (its token had not changed since the claim).
             guard let device = try? await store.device(appID: job.appID, deviceID: job.deviceID),
-                let markedAt = device.unregisteredAt, device.apnsToken == job.apnsToken
+                let markedAt = device.unregisteredAt, device.address.token == job.address.token
             else { return }
             webhook.notify(
                 UnregisteredDeviceEvent(

@@ -137,12 +137,15 @@ public final class PostgresGatewayStore: GatewayStore {
             _ = try await connection.query(
                 """
                 INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
-                                  created_at, updated_at)
+                                  fcm_project_id, fcm_service_account_path, fcm_application_id, created_at, updated_at)
                 VALUES (\(app.id), \(app.topic), \(app.teamID), \(app.apnsKeyID), \(app.apnsKeyPath),
-                        \(app.serverIdentityPath), \(now), \(now))
+                        \(app.serverIdentityPath), \(app.fcm?.projectID), \(app.fcm?.serviceAccountPath),
+                        \(app.fcm?.applicationID), \(now), \(now))
                 ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
                     apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
-                    server_identity_path = excluded.server_identity_path, updated_at = excluded.updated_at
+                    server_identity_path = excluded.server_identity_path, fcm_project_id = excluded.fcm_project_id,
+                    fcm_service_account_path = excluded.fcm_service_account_path,
+                    fcm_application_id = excluded.fcm_application_id, updated_at = excluded.updated_at
                 """, logger: logger)
         }
     }
@@ -152,7 +155,8 @@ public final class PostgresGatewayStore: GatewayStore {
             try await Self.apps(
                 connection.query(
                     """
-                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path
+                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
+                           fcm_project_id, fcm_service_account_path, fcm_application_id
                     FROM apps WHERE id = \(id)
                     """, logger: logger)
             ).first
@@ -164,7 +168,8 @@ public final class PostgresGatewayStore: GatewayStore {
             try await Self.apps(
                 connection.query(
                     """
-                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path
+                    SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
+                           fcm_project_id, fcm_service_account_path, fcm_application_id
                     FROM apps ORDER BY id
                     """, logger: logger))
         }
@@ -203,19 +208,21 @@ public final class PostgresGatewayStore: GatewayStore {
     // MARK: Devices
 
     public func putDevice(
-        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, userID: String?, now: Date
+        appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
+        now: Date
     ) async throws -> DevicePutResult {
         let nowMillis = Millis.from(now)
+        let platform = address.platform.rawValue, token = address.token, environment = address.environmentColumn
         let keyCreated = Millis.from(registration.createdAt)
         let keyExpires = registration.expiresAt.map(Millis.from)
         let (created, losers) = try await transaction("storing device '\(deviceID)'") { connection, logger in
             try await Self.requireApp(appID, connection, logger)
-            // One registered device per token in an app and environment: the newest registration takes it.
+            // One registered device per token in an app, platform and environment: the newest registration takes it.
             let taken = try await connection.query(
                 """
                 UPDATE devices SET unregistered_at = \(nowMillis)
-                WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND apns_token = \(apnsToken)
+                WHERE app_id = \(appID) AND platform = \(platform) AND environment = \(environment)
+                  AND push_token = \(token)
                   AND device_id <> \(deviceID) AND unregistered_at IS NULL
                 RETURNING device_id
                 """, logger: logger)
@@ -228,11 +235,12 @@ public final class PostgresGatewayStore: GatewayStore {
             }
             let rows = try await connection.query(
                 """
-                INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
+                INSERT INTO devices (app_id, device_id, platform, push_token, environment, public_key, key_id,
                                      key_created_at, key_expires_at, registered_at, unregistered_at, user_id)
-                VALUES (\(appID), \(deviceID), \(apnsToken), \(environment.rawValue), \(registration.publicKey),
+                VALUES (\(appID), \(deviceID), \(platform), \(token), \(environment), \(registration.publicKey),
                         \(registration.keyId), \(keyCreated), \(keyExpires), \(nowMillis), NULL, \(userID))
-                ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
+                ON CONFLICT (app_id, device_id) DO UPDATE SET platform = excluded.platform,
+                    push_token = excluded.push_token,
                     environment = excluded.environment, public_key = excluded.public_key,
                     key_id = excluded.key_id, key_created_at = excluded.key_created_at,
                     key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
@@ -245,8 +253,8 @@ public final class PostgresGatewayStore: GatewayStore {
         return DevicePutResult(
             created: created,
             device: StoredDevice(
-                appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-                registration: registration, registeredAt: Millis.date(nowMillis), userID: userID),
+                appID: appID, deviceID: deviceID, address: address, registration: registration.on(address),
+                registeredAt: Millis.date(nowMillis), userID: userID),
             tokenTakenFrom: losers)
     }
 
@@ -435,23 +443,24 @@ public final class PostgresGatewayStore: GatewayStore {
                     FOR UPDATE OF j SKIP LOCKED
                 )
                 UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),
-                    attempts = jobs.attempts + 1, apns_token = d.apns_token, updated_at = \(nowMillis),
+                    attempts = jobs.attempts + 1, push_token = d.push_token, updated_at = \(nowMillis),
                     requests = jobs.requests + (CASE WHEN jobs.state = 'claimed' THEN 1 ELSE 0 END)
                 FROM picked, devices d, notifications n
                 WHERE jobs.id = picked.id AND d.app_id = jobs.app_id AND d.device_id = jobs.device_id
                   AND n.id = jobs.notification_id
-                RETURNING jobs.id, jobs.notification_id, jobs.app_id, jobs.device_id, d.apns_token, d.environment,
+                RETURNING jobs.id, jobs.notification_id, jobs.app_id, jobs.device_id, d.platform, d.push_token,
+                          d.environment,
                           jobs.sealed_body, n.priority, n.collapse_id, n.expires_at, jobs.attempts
                 """, logger: logger)
             var claimed: [ClaimedJob] = []
-            for try await (id, notificationID, appID, deviceID, token, environment, body, priority, collapseID,
-                expiresAt, attempts) in rows.decode(
-                    (Int64, UUID, String, String, String, String, Data, Int, String?, Int64, Int).self)
+            for try await (id, notificationID, appID, deviceID, platform, token, environment, body, priority,
+                collapseID, expiresAt, attempts) in rows.decode(
+                    (Int64, UUID, String, String, String, String, String, Data, Int, String?, Int64, Int).self)
             {
                 claimed.append(
                     ClaimedJob(
-                        id: id, notificationID: notificationID, appID: appID, deviceID: deviceID, apnsToken: token,
-                        environment: APNsEnvironment(rawValue: environment) ?? .production,
+                        id: id, notificationID: notificationID, appID: appID, deviceID: deviceID,
+                        address: PushAddress(token: token, platform: platform, environment: environment),
                         body: SealedBody(storedBytes: [UInt8](body)), priority: priority, collapseID: collapseID,
                         expiresAt: Millis.date(expiresAt), attempts: attempts, leaseExpiresAt: Millis.date(leaseEnd)))
             }
@@ -476,7 +485,7 @@ public final class PostgresGatewayStore: GatewayStore {
                         requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
-                    RETURNING app_id, device_id, apns_token
+                    RETURNING app_id, device_id, push_token
                     """
             case .failed(let reason):
                 query = """
@@ -484,7 +493,7 @@ public final class PostgresGatewayStore: GatewayStore {
                         requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
-                    RETURNING app_id, device_id, apns_token
+                    RETURNING app_id, device_id, push_token
                     """
             case .retry(let reason, let notBefore):
                 query = """
@@ -492,14 +501,14 @@ public final class PostgresGatewayStore: GatewayStore {
                         requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
-                    RETURNING app_id, device_id, apns_token
+                    RETURNING app_id, device_id, push_token
                     """
             case .expired:
                 query = """
                     UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now),
                         requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
-                    RETURNING app_id, device_id, apns_token
+                    RETURNING app_id, device_id, push_token
                     """
             case .unregistered(let reason):
                 query = """
@@ -507,7 +516,7 @@ public final class PostgresGatewayStore: GatewayStore {
                         requests = jobs.requests + \(requests), transient_reason = COALESCE(\(transientReason), jobs.transient_reason),
                         lease_expires_at = NULL, updated_at = \(now)
                     WHERE id = \(jobID) AND state = 'claimed' AND lease_owner = \(owner)
-                    RETURNING app_id, device_id, apns_token
+                    RETURNING app_id, device_id, push_token
                     """
             }
             let rows = try await connection.query(query, logger: logger)
@@ -520,7 +529,7 @@ public final class PostgresGatewayStore: GatewayStore {
                     connection.query(
                         """
                         UPDATE devices SET unregistered_at = COALESCE(unregistered_at, \(now))
-                        WHERE app_id = \(appID) AND device_id = \(deviceID) AND apns_token = \(token) RETURNING 1
+                        WHERE app_id = \(appID) AND device_id = \(deviceID) AND push_token = \(token) RETURNING 1
                         """, logger: logger))
                 if marked > 0 {
                     try await Self.endOpenJobs(
@@ -719,7 +728,7 @@ public final class PostgresGatewayStore: GatewayStore {
     // MARK: Helpers
 
     private static let deviceColumns = """
-        SELECT app_id, device_id, apns_token, environment, public_key, key_id, key_created_at, key_expires_at,
+        SELECT app_id, device_id, platform, push_token, environment, public_key, key_id, key_created_at, key_expires_at,
                registered_at, unregistered_at, user_id FROM devices
         """
 
@@ -814,30 +823,36 @@ public final class PostgresGatewayStore: GatewayStore {
 
     private static func apps(_ rows: PostgresRowSequence) async throws -> [GatewayApp] {
         var apps: [GatewayApp] = []
-        for try await (id, topic, team, keyID, keyPath, identityPath) in rows.decode(
-            (String, String, String, String, String, String).self)
+        for try await (id, topic, team, keyID, keyPath, identityPath, projectID, serviceAccountPath, applicationID)
+            in rows.decode((String, String, String, String, String, String, String?, String?, String?).self)
         {
+            var fcm: FCMAppCredentials?
+            if let projectID, let serviceAccountPath, let applicationID {
+                fcm = FCMAppCredentials(
+                    projectID: projectID, serviceAccountPath: serviceAccountPath, applicationID: applicationID)
+            }
             apps.append(
                 GatewayApp(
                     id: id, topic: topic, teamID: team, apnsKeyID: keyID, apnsKeyPath: keyPath,
-                    serverIdentityPath: identityPath))
+                    serverIdentityPath: identityPath, fcm: fcm))
         }
         return apps
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [StoredDevice] {
         var devices: [StoredDevice] = []
-        for try await (appID, deviceID, token, environment, publicKey, keyID, keyCreated, keyExpires, registered,
-            unregistered, userID) in rows.decode(
-                (String, String, String, String, String, String, Int64, Int64?, Int64, Int64?, String?).self)
+        for try await (appID, deviceID, platform, token, environment, publicKey, keyID, keyCreated, keyExpires,
+            registered, unregistered, userID) in rows.decode(
+                (String, String, String, String, String, String, String, Int64, Int64?, Int64, Int64?, String?).self)
         {
+            let address = PushAddress(token: token, platform: platform, environment: environment)
             devices.append(
                 StoredDevice(
-                    appID: appID, deviceID: deviceID, apnsToken: token,
-                    environment: APNsEnvironment(rawValue: environment) ?? .production,
+                    appID: appID, deviceID: deviceID, address: address,
                     registration: DeviceRegistration(
                         publicKey: publicKey, keyId: keyID, createdAt: Millis.date(keyCreated),
-                        expiresAt: keyExpires.map(Millis.date)),
+                        expiresAt: keyExpires.map(Millis.date)
+                    ).on(address),
                     registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date),
                     userID: userID))
         }

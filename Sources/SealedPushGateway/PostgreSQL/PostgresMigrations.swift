@@ -53,5 +53,6 @@ enum PostgresMigrations {
         PortableMigrations.deviceUsers,
         PortableMigrations.deliveryNodesRequestsAndTokens,
         PortableMigrations.idempotencyRequestDigest,
+        PortableMigrations.fcmDevicesAndApps,
     ]
 }

@@ -95,14 +95,19 @@ public final class SQLiteGatewayStore: GatewayStore {
             try db.execute(
                 sql: """
                     INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
+                                      fcm_project_id, fcm_service_account_path, fcm_application_id,
                                       created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
                         apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
-                        server_identity_path = excluded.server_identity_path, updated_at = excluded.updated_at
+                        server_identity_path = excluded.server_identity_path,
+                        fcm_project_id = excluded.fcm_project_id,
+                        fcm_service_account_path = excluded.fcm_service_account_path,
+                        fcm_application_id = excluded.fcm_application_id, updated_at = excluded.updated_at
                     """,
                 arguments: [
                     app.id, app.topic, app.teamID, app.apnsKeyID, app.apnsKeyPath, app.serverIdentityPath,
+                    app.fcm?.projectID, app.fcm?.serviceAccountPath, app.fcm?.applicationID,
                     Millis.from(now), Millis.from(now),
                 ])
         }
@@ -149,26 +154,28 @@ public final class SQLiteGatewayStore: GatewayStore {
     // MARK: Devices
 
     public func putDevice(
-        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, userID: String?, now: Date
+        appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
+        now: Date
     ) async throws -> DevicePutResult {
         let device = StoredDevice(
-            appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-            registration: registration, registeredAt: Millis.date(Millis.from(now)), userID: userID)
+            appID: appID, deviceID: deviceID, address: address, registration: registration.on(address),
+            registeredAt: Millis.date(Millis.from(now)), userID: userID)
+        let platform = address.platform.rawValue, token = address.token, environment = address.environmentColumn
         return try await write("storing device '\(deviceID)'") { db in
             try Self.requireApp(appID, db)
             let existed =
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
                 ?? false
-            // One registered device per token in an app and environment: the newest registration takes it.
+            // One registered device per token in an app, platform and environment: the newest registration takes it.
             let losers = try String.fetchAll(
                 db,
                 sql: """
                     SELECT device_id FROM devices
-                    WHERE app_id = ? AND environment = ? AND apns_token = ? AND device_id <> ? AND unregistered_at IS NULL
+                    WHERE app_id = ? AND platform = ? AND environment = ? AND push_token = ? AND device_id <> ?
+                      AND unregistered_at IS NULL
                     """,
-                arguments: [appID, environment.rawValue, apnsToken, deviceID])
+                arguments: [appID, platform, environment, token, deviceID])
             for loser in losers {
                 try db.execute(
                     sql: "UPDATE devices SET unregistered_at = ? WHERE app_id = ? AND device_id = ?",
@@ -178,17 +185,18 @@ public final class SQLiteGatewayStore: GatewayStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO devices (app_id, device_id, apns_token, environment, public_key, key_id,
+                    INSERT INTO devices (app_id, device_id, platform, push_token, environment, public_key, key_id,
                                          key_created_at, key_expires_at, registered_at, unregistered_at, user_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
-                    ON CONFLICT (app_id, device_id) DO UPDATE SET apns_token = excluded.apns_token,
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                    ON CONFLICT (app_id, device_id) DO UPDATE SET platform = excluded.platform,
+                        push_token = excluded.push_token,
                         environment = excluded.environment, public_key = excluded.public_key,
                         key_id = excluded.key_id, key_created_at = excluded.key_created_at,
                         key_expires_at = excluded.key_expires_at, registered_at = excluded.registered_at,
                         unregistered_at = NULL, user_id = excluded.user_id
                     """,
                 arguments: [
-                    appID, deviceID, apnsToken, environment.rawValue, registration.publicKey, registration.keyId,
+                    appID, deviceID, platform, token, environment, registration.publicKey, registration.keyId,
                     Millis.from(registration.createdAt), registration.expiresAt.map(Millis.from),
                     Millis.from(now), userID,
                 ])
@@ -362,7 +370,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT j.id, j.notification_id, j.app_id, j.device_id, d.apns_token, d.environment,
+                    SELECT j.id, j.notification_id, j.app_id, j.device_id, d.platform, d.push_token, d.environment,
                            j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts
                     FROM jobs j
                     JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
@@ -376,11 +384,11 @@ public final class SQLiteGatewayStore: GatewayStore {
             var claimed: [ClaimedJob] = []
             for row in rows {
                 let id: Int64 = row["id"]
-                let token: String = row["apns_token"]
+                let token: String = row["push_token"]
                 try db.execute(
                     sql: """
                         UPDATE jobs SET state = 'claimed', lease_owner = ?, lease_expires_at = ?,
-                            attempts = attempts + 1, apns_token = ?, updated_at = ?,
+                            attempts = attempts + 1, push_token = ?, updated_at = ?,
                             requests = requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END)
                         WHERE id = ?
                         """,
@@ -388,8 +396,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 claimed.append(
                     ClaimedJob(
                         id: id, notificationID: UUID(uuidString: row["notification_id"])!, appID: row["app_id"],
-                        deviceID: row["device_id"], apnsToken: token,
-                        environment: APNsEnvironment(rawValue: row["environment"]) ?? .production,
+                        deviceID: row["device_id"],
+                        address: PushAddress(token: token, platform: row["platform"], environment: row["environment"]),
                         body: SealedBody(storedBytes: [UInt8](row["sealed_body"] as Data)), priority: row["priority"],
                         collapseID: row["collapse_id"], expiresAt: Millis.date(row["expires_at"]),
                         attempts: (row["attempts"] as Int) + 1, leaseExpiresAt: Millis.date(leaseEnd)))
@@ -445,13 +453,13 @@ public final class SQLiteGatewayStore: GatewayStore {
                 guard db.changesCount > 0 else { return false }
                 // The device is marked only if its token is still the one this job was sent to.
                 let job = try Row.fetchOne(
-                    db, sql: "SELECT app_id, device_id, apns_token FROM jobs WHERE id = ?", arguments: [jobID])!
+                    db, sql: "SELECT app_id, device_id, push_token FROM jobs WHERE id = ?", arguments: [jobID])!
                 try db.execute(
                     sql: """
                         UPDATE devices SET unregistered_at = COALESCE(unregistered_at, ?)
-                        WHERE app_id = ? AND device_id = ? AND apns_token = ?
+                        WHERE app_id = ? AND device_id = ? AND push_token = ?
                         """,
-                    arguments: [nowMillis, job["app_id"], job["device_id"], job["apns_token"]])
+                    arguments: [nowMillis, job["app_id"], job["device_id"], job["push_token"]])
                 if db.changesCount > 0 {
                     try Self.endOpenJobs(
                         appID: job["app_id"], deviceID: job["device_id"], reason: reason, now: now, db)
@@ -677,20 +685,29 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     private static func app(_ row: Row) -> GatewayApp {
-        GatewayApp(
+        let projectID: String? = row["fcm_project_id"]
+        let serviceAccountPath: String? = row["fcm_service_account_path"]
+        let applicationID: String? = row["fcm_application_id"]
+        var fcm: FCMAppCredentials?
+        if let projectID, let serviceAccountPath, let applicationID {
+            fcm = FCMAppCredentials(
+                projectID: projectID, serviceAccountPath: serviceAccountPath, applicationID: applicationID)
+        }
+        return GatewayApp(
             id: row["id"], topic: row["topic"], teamID: row["team_id"], apnsKeyID: row["apns_key_id"],
-            apnsKeyPath: row["apns_key_path"], serverIdentityPath: row["server_identity_path"])
+            apnsKeyPath: row["apns_key_path"], serverIdentityPath: row["server_identity_path"], fcm: fcm)
     }
 
     private static func device(_ row: Row) -> StoredDevice {
         let keyExpiresAt: Int64? = row["key_expires_at"]
         let unregisteredAt: Int64? = row["unregistered_at"]
+        let address = PushAddress(token: row["push_token"], platform: row["platform"], environment: row["environment"])
         return StoredDevice(
-            appID: row["app_id"], deviceID: row["device_id"], apnsToken: row["apns_token"],
-            environment: APNsEnvironment(rawValue: row["environment"]) ?? .production,
+            appID: row["app_id"], deviceID: row["device_id"], address: address,
             registration: DeviceRegistration(
                 publicKey: row["public_key"], keyId: row["key_id"], createdAt: Millis.date(row["key_created_at"]),
-                expiresAt: keyExpiresAt.map(Millis.date)),
+                expiresAt: keyExpiresAt.map(Millis.date)
+            ).on(address),
             registeredAt: Millis.date(row["registered_at"]), unregisteredAt: unregisteredAt.map(Millis.date),
             userID: row["user_id"])
     }

@@ -50,5 +50,6 @@ enum SQLiteMigrations {
         PortableMigrations.deviceUsers,
         PortableMigrations.deliveryNodesRequestsAndTokens,
         PortableMigrations.idempotencyRequestDigest,
+        PortableMigrations.fcmDevicesAndApps,
     ]
 }

@@ -63,14 +63,15 @@ public protocol GatewayStore: Sendable {
 
     // MARK: Devices
 
-    /// Registers a device or replaces its token, environment and registration: the call that arrives last wins
-    /// (`Specs/keyring-v1.md` §4, arrival order, never `createdAt`). Clears an unregistered mark. The caller has
-    /// validated the registration (key id recomputed, `createdAt` at most 600 s ahead). `userID` replaces the
-    /// device's user (nil: none).
+    /// Registers a device or replaces its platform, token, environment and registration: the call that arrives
+    /// last wins (`Specs/keyring-v1.md` §4, arrival order, never `createdAt`). Clears an unregistered mark. The
+    /// caller has validated the registration (key id recomputed, `createdAt` at most 600 s ahead). `userID` replaces
+    /// the device's user (nil: none). Another registered device of the app with the same address loses it (one
+    /// device per token, ``DevicePutResult/tokenTakenFrom``).
     /// - Throws: ``GatewayStoreError`` `unknownApp` when the app does not exist.
     func putDevice(
-        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, userID: String?, now: Date
+        appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
+        now: Date
     ) async throws -> DevicePutResult
 
     /// The sendable devices (not marked unregistered) of this app's users among `userIDs`, ordered by device id.
@@ -173,6 +174,16 @@ extension GatewayStore {
     /// ``finish(jobID:owner:outcome:requests:transientReason:now:)``).
     public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {
         try await finish(jobID: jobID, owner: owner, outcome: outcome, requests: 1, transientReason: nil, now: now)
+    }
+
+    /// Registers an APNs device (see ``putDevice(appID:deviceID:address:registration:userID:now:)``).
+    public func putDevice(
+        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
+        registration: DeviceRegistration, userID: String?, now: Date
+    ) async throws -> DevicePutResult {
+        try await putDevice(
+            appID: appID, deviceID: deviceID, address: .apns(token: apnsToken, environment: environment),
+            registration: registration, userID: userID, now: now)
     }
 
     /// Registers a device without a user (see the requirement).

@@ -65,4 +65,27 @@ enum PortableMigrations {
     static let idempotencyRequestDigest = Migration(
         version: 5, name: "idempotency request digest",
         statements: ["ALTER TABLE notifications ADD COLUMN request_digest TEXT"])
+
+    /// Version 6 (issue 18, FCM): devices on two platforms.
+    /// - `devices.platform` (`apns` for every existing row, or `fcm`); `devices.apns_token` becomes `push_token`
+    ///   (the APNs token, or the FCM registration token), and so does the token recorded on each job. An FCM
+    ///   device's `environment` is `production`.
+    /// - The one-device-per-token index covers the platform.
+    /// - `apps.fcm_*`: an app's FCM project, service-account file path and Android application id (all null for
+    ///   an iOS-only app).
+    static let fcmDevicesAndApps = Migration(
+        version: 6, name: "FCM: device platform and push token, app FCM credentials",
+        statements: [
+            "ALTER TABLE devices ADD COLUMN platform TEXT NOT NULL DEFAULT 'apns' CHECK (platform IN ('apns', 'fcm'))",
+            "ALTER TABLE devices RENAME COLUMN apns_token TO push_token",
+            "ALTER TABLE jobs RENAME COLUMN apns_token TO push_token",
+            "DROP INDEX devices_registered_token",
+            """
+            CREATE UNIQUE INDEX devices_registered_token ON devices (app_id, platform, environment, push_token)
+            WHERE unregistered_at IS NULL
+            """,
+            "ALTER TABLE apps ADD COLUMN fcm_project_id TEXT",
+            "ALTER TABLE apps ADD COLUMN fcm_service_account_path TEXT",
+            "ALTER TABLE apps ADD COLUMN fcm_application_id TEXT",
+        ])
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushAPNs
 import SealedPushCore
+import SealedPushFCM
 import SealedPushGateway
 import SealedPushServer
 
@@ -10,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The `delivery` section of `gateway.json`: how `serve` sends queued jobs to APNs (a ``DeliveryService``).
+/// The `delivery` section of `gateway.json`: how `serve` sends queued jobs to APNs and FCM (a ``DeliveryService``).
 ///
 /// ```json
 /// "delivery": {
@@ -19,6 +20,8 @@ import Darwin
 ///   "productionURL": "https://api.push.apple.com",
 ///   "sandboxURL": "https://api.development.push.apple.com",
 ///   "trustRootsFile": null,
+///   "fcmURL": "https://fcm.googleapis.com",
+///   "fcmTrustFile": null,
 ///   "maxConnections": 2,
 ///   "maxConcurrentSends": 64,
 ///   "requestTimeoutSeconds": 10,
@@ -32,13 +35,15 @@ import Darwin
 ///
 /// Every member is optional; a missing section means delivery on, with these defaults. The node id defaults to the
 /// host name: nodes sharing one PostgreSQL database need distinct ids. `trustRootsFile` (PEM) replaces the system's
-/// roots, for an APNs emulator or a TLS-inspecting proxy. The webhook secret lives in its own file (mode 0600, at
+/// roots, for an APNs emulator or a TLS-inspecting proxy; `fcmTrustFile` (one PEM certificate) is the only one trusted
+/// for FCM and its token endpoint, for the FCM emulator. The webhook secret lives in its own file (mode 0600, at
 /// least 16 bytes; a final newline is ignored), never in this file.
 ///
 /// Environment overrides (each replaces the file's value when set and not empty):
 /// `SEALEDPUSH_GATEWAY_DELIVERY` (`on` or `off`), `SEALEDPUSH_GATEWAY_NODE_ID`,
 /// `SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL`, `SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL`,
-/// `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS` (a PEM file), `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
+/// `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS` (a PEM file), `SEALEDPUSH_GATEWAY_FCM_URL`,
+/// `SEALEDPUSH_GATEWAY_FCM_TRUST` (a PEM file), `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
 /// `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
 public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     /// The signed webhook told about unregistered devices.
@@ -65,6 +70,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public var sandboxURL: String
     /// A PEM file of trusted roots; nil for the system's.
     public var trustRootsFile: String?
+    /// Where FCM is (`https://host[:port]`).
+    public var fcmURL: String
+    /// A PEM file with the one certificate to trust for FCM and its token endpoint; nil for the system's roots.
+    public var fcmTrustFile: String?
     /// Connections per app and environment, 1...64.
     public var maxConnections: Int
     /// Sends in flight on this node, 1...10,000.
@@ -86,6 +95,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public static let appleProductionURL = "https://api.push.apple.com"
     /// Apple's sandbox service.
     public static let appleSandboxURL = "https://api.development.push.apple.com"
+    /// Google's FCM service.
+    public static let googleFCMURL = "https://fcm.googleapis.com"
 
     /// Creates the section with its defaults.
     public init() {
@@ -94,6 +105,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         productionURL = Self.appleProductionURL
         sandboxURL = Self.appleSandboxURL
         trustRootsFile = nil
+        fcmURL = Self.googleFCMURL
+        fcmTrustFile = nil
         maxConnections = 2
         maxConcurrentSends = 64
         requestTimeoutSeconds = 10
@@ -105,7 +118,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, maxConnections, maxConcurrentSends
+        case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, fcmURL, fcmTrustFile, maxConnections
+        case maxConcurrentSends
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
     }
 
@@ -122,6 +136,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         productionURL = try container.decodeIfPresent(String.self, forKey: .productionURL) ?? defaults.productionURL
         sandboxURL = try container.decodeIfPresent(String.self, forKey: .sandboxURL) ?? defaults.sandboxURL
         trustRootsFile = try container.decodeIfPresent(String.self, forKey: .trustRootsFile)
+        fcmURL = try container.decodeIfPresent(String.self, forKey: .fcmURL) ?? defaults.fcmURL
+        fcmTrustFile = try container.decodeIfPresent(String.self, forKey: .fcmTrustFile)
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections) ?? defaults.maxConnections
         maxConcurrentSends =
             try container.decodeIfPresent(Int.self, forKey: .maxConcurrentSends) ?? defaults.maxConcurrentSends
@@ -151,6 +167,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         if let url = value("SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL") { productionURL = url }
         if let url = value("SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL") { sandboxURL = url }
         if let file = value("SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS") { trustRootsFile = file }
+        if let url = value("SEALEDPUSH_GATEWAY_FCM_URL") { fcmURL = url }
+        if let file = value("SEALEDPUSH_GATEWAY_FCM_TRUST") { fcmTrustFile = file }
         switch (value("SEALEDPUSH_GATEWAY_WEBHOOK_URL"), value("SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE")) {
         case (let url?, let file?): webhook = Webhook(url: url, secretFile: file)
         case (nil, nil): break
@@ -164,6 +182,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     mutating func resolvePaths(against base: String) {
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
         if let file = trustRootsFile { trustRootsFile = resolve(file) }
+        if let file = fcmTrustFile { fcmTrustFile = resolve(file) }
         if let file = webhook?.secretFile { webhook?.secretFile = resolve(file) }
     }
 
@@ -207,6 +226,23 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         var configuration = DeliveryConfiguration(nodeID: node, client: client)
         configuration.productionEndpoint = production
         configuration.sandboxEndpoint = try endpoint(sandboxURL, "sandboxURL")
+        var fcmTrust: String?
+        if let fcmTrustFile, readingSecrets {
+            guard let data = FileManager.default.contents(atPath: fcmTrustFile), data.count <= 1 << 20 else {
+                throw GatewayConfigurationError("delivery.fcmTrustFile \(fcmTrustFile) cannot be read (or is over 1 MiB)")
+            }
+            fcmTrust = String(decoding: data, as: UTF8.self)
+        }
+        do {
+            let (fcm, path) = try FCMEndpoint.parse(fcmURL, trustedCertificatePEM: fcmTrust)
+            guard path.isEmpty || path == "/" else {
+                throw GatewayConfigurationError("delivery.fcmURL must be https://host[:port] with no path (got \(fcmURL))")
+            }
+            configuration.fcmEndpoint = fcm
+        } catch let error as SealedPushError {
+            throw GatewayConfigurationError("delivery.fcmURL: \(error.message)")
+        }
+        configuration.fcmRequestTimeout = client.requestTimeout
         configuration.maxConcurrentSends = maxConcurrentSends
         configuration.leaseDuration = try seconds(leaseSeconds, "leaseSeconds", 1...86_400)
         guard configuration.leaseDuration >= client.deadline + DeliveryConfiguration.leaseMargin else {

@@ -8,11 +8,12 @@ import SealedPushServer
 /// The registration is checked by the server's own rule (`DeviceRecord.register`, `Specs/keyring-v1.md` §4): the
 /// key id recomputed from the public key, `createdAt` at most 600 s ahead of the gateway's clock, an expiry after
 /// creation. Each failure names its field.
+///
+/// An iPhone sends `apnsToken` and `environment` (`platform` absent or `apns`); an Android device sends
+/// `"platform": "fcm"` and its `fcmToken` (`Specs/fcm-v1.md` §7). Members of the other platform are refused.
 struct DeviceRequest {
-    /// The APNs token, lowercase hex.
-    var apnsToken: String
-    /// The token's environment.
-    var environment: APNsEnvironment
+    /// Where the device is reached.
+    var address: PushAddress
     /// The registration record as the device sent it.
     var registration: DeviceRegistration
     /// The backend's user of the device, if given (sends may name users).
@@ -26,25 +27,45 @@ struct DeviceRequest {
     ///   `invalidKey` (422) naming the field.
     init(body: [UInt8], now: Date) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown(["apnsToken", "environment", "registration", "userId"])
+        try fields.rejectUnknown(["platform", "apnsToken", "environment", "fcmToken", "registration", "userId"])
 
-        let token = try fields.string("apnsToken", required: true)!
-        let tokenBytes = token.utf8
-        guard (64...200).contains(tokenBytes.count), tokenBytes.count % 2 == 0,
-            tokenBytes.allSatisfy(Self.isHexDigit)
-        else {
-            throw GatewayAPIError.invalid(
-                "apnsToken must be an even number (64 to 200) of hex digits", field: "apnsToken")
+        let platformText = try fields.string("platform") ?? PushPlatform.apns.rawValue
+        guard let platform = PushPlatform(rawValue: platformText) else {
+            throw GatewayAPIError.invalid("platform must be apns or fcm", field: "platform")
         }
-        apnsToken = token.lowercased()
-
-        let environmentText = try fields.string("environment", required: true)!
-        guard let environment = APNsEnvironment(rawValue: environmentText) else {
-            throw GatewayAPIError.invalid("environment must be production or sandbox", field: "environment")
+        switch platform {
+        case .apns:
+            if try fields.string("fcmToken") != nil {
+                throw GatewayAPIError.invalid("fcmToken belongs to an fcm device; an apns device sends apnsToken", field: "fcmToken")
+            }
+            let token = try fields.string("apnsToken", required: true)!
+            let tokenBytes = token.utf8
+            guard (64...200).contains(tokenBytes.count), tokenBytes.count % 2 == 0,
+                tokenBytes.allSatisfy(Self.isHexDigit)
+            else {
+                throw GatewayAPIError.invalid(
+                    "apnsToken must be an even number (64 to 200) of hex digits", field: "apnsToken")
+            }
+            let environmentText = try fields.string("environment", required: true)!
+            guard let environment = APNsEnvironment(rawValue: environmentText) else {
+                throw GatewayAPIError.invalid("environment must be production or sandbox", field: "environment")
+            }
+            address = .apns(token: token.lowercased(), environment: environment)
+        case .fcm:
+            for name in ["apnsToken", "environment"] where try fields.string(name) != nil {
+                throw GatewayAPIError.invalid("\(name) belongs to an apns device; an fcm device sends fcmToken", field: name)
+            }
+            let token = try fields.string("fcmToken", required: true)!
+            guard Self.isFCMToken(token) else {
+                throw GatewayAPIError.invalid(
+                    "fcmToken must be 20 to \(Self.maxFCMTokenBytes) of A-Z a-z 0-9 - _ : (an FCM registration token)",
+                    field: "fcmToken")
+            }
+            address = .fcm(token: token)
         }
-        self.environment = environment
 
-        registration = try Self.registration(fields.object("registration", required: true)!, now: now)
+        registration = try Self.registration(
+            fields.object("registration", required: true)!, address: address, now: now)
 
         userID = try fields.string("userId")
         if let userID, !Identifier.isValid(userID) {
@@ -52,13 +73,37 @@ struct DeviceRequest {
         }
     }
 
+    /// The longest FCM registration token accepted (FCM's are about 160 characters today; they may grow).
+    static let maxFCMTokenBytes = 4_096
+
+    /// Whether a text has an FCM registration token's shape (the emulator's rule, `FCMMessageValidator`).
+    static func isFCMToken(_ token: String) -> Bool {
+        let bytes = token.utf8
+        return (20...maxFCMTokenBytes).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+            }
+    }
+
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
-    /// The registration record, validated (`Specs/keyring-v1.md` §4).
-    private static func registration(_ fields: JSONFields, now: Date) throws -> DeviceRegistration {
-        try fields.rejectUnknown(["version", "publicKey", "keyId", "createdAt", "expiresAt"])
+    /// The registration record, validated (`Specs/keyring-v1.md` §4). Its `platform` and `fcmToken`, when present,
+    /// must agree with the request's.
+    private static func registration(_ fields: JSONFields, address: PushAddress, now: Date) throws -> DeviceRegistration {
+        try fields.rejectUnknown(["version", "publicKey", "keyId", "createdAt", "expiresAt", "platform", "fcmToken"])
+        if let platform = try fields.string("platform"), platform != address.platform.rawValue {
+            throw GatewayAPIError.invalid(
+                "registration.platform is \(platform) but the device registers as \(address.platform.rawValue)",
+                field: "registration.platform")
+        }
+        if let token = try fields.string("fcmToken"), token != (address.platform == .fcm ? address.token : nil) {
+            throw GatewayAPIError.invalid(
+                "registration.fcmToken must be the request's fcmToken (and only on an fcm device)",
+                field: "registration.fcmToken")
+        }
         let version = try fields.integer("version", required: true)!
         guard version == 1 else {
             throw GatewayAPIError.invalid(

@@ -5,8 +5,10 @@ import SealedPushGateway
 /// The contract's `Device`: what the gateway holds, the token shortened (tokens are not echoed whole).
 struct DeviceModel: Encodable {
     var deviceId: String
-    var environment: String
-    var apnsToken: String
+    var platform: String
+    var environment: String?
+    var apnsToken: String?
+    var fcmToken: String?
     var keyId: String
     var registeredAt: String
     var unregisteredAt: String?
@@ -14,8 +16,13 @@ struct DeviceModel: Encodable {
 
     init(_ device: StoredDevice) {
         deviceId = device.deviceID
-        environment = device.environment.rawValue
-        apnsToken = String(device.apnsToken.prefix(8)) + "…"
+        platform = device.address.platform.rawValue
+        environment = device.environment?.rawValue
+        let shortened = String(device.address.token.prefix(8)) + "…"
+        switch device.address.platform {
+        case .apns: apnsToken = shortened
+        case .fcm: fcmToken = shortened
+        }
         keyId = device.registration.keyId
         registeredAt = DeviceRegistration.formatDate(device.registeredAt)
         unregisteredAt = device.unregisteredAt.map(DeviceRegistration.formatDate)

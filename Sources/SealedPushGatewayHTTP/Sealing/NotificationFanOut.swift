@@ -89,6 +89,18 @@ struct NotificationFanOut: Sendable {
             throw Self.sealingError(error, field: "content")
         }
 
+        // Android devices: envelopes bound to the Android application id, carried as FCM data (no placeholder).
+        var fcmSealer: Sealer?
+        if let index = wanted.firstIndex(where: { byID[$0]!.address.platform == .fcm }) {
+            guard app.fcm != nil else {
+                throw GatewayAPIError(
+                    .unprocessableContent, "fcmNotConfigured",
+                    "devices[\(index)] is an FCM device but app \(appID) has no FCM credentials in this gateway",
+                    field: "devices[\(index)]")
+            }
+            fcmSealer = try await sealers.sealer(for: app, platform: .fcm, placeholder: nil)
+        }
+
         var jobs: [NewNotification.Job] = []
         jobs.reserveCapacity(wanted.count)
         for (index, deviceID) in wanted.enumerated() {
@@ -96,15 +108,21 @@ struct NotificationFanOut: Sendable {
             let key = try currentKey(of: device, index: index, now: nowSeconds)
             let start = ContinuousClock.now
             let sealed: SealedNotification
+            let platformSealer = device.address.platform == .fcm ? fcmSealer! : sealer
             do {
-                sealed = try sealer.seal(prepared, to: key, ttl: ttl, now: nowSeconds)
+                sealed = try platformSealer.seal(prepared, to: key, ttl: ttl, now: nowSeconds)
             } catch let error as SealedPushError {
                 throw Self.sealingError(error, field: "devices[\(index)]")
             }
             let elapsed = ContinuousClock.now - start
             metrics.sealSeconds.recordNanoseconds(
                 elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-            jobs.append(NewNotification.Job(deviceID: deviceID, body: try SealedBody(apnsBody: sealed.payload)))
+            let body: SealedBody
+            switch device.address.platform {
+            case .apns: body = try SealedBody(apnsBody: sealed.payload)
+            case .fcm: body = try SealedBody(fcmEnvelopeText: Base64URL.encode(sealed.envelope))
+            }
+            jobs.append(NewNotification.Job(deviceID: deviceID, body: body))
         }
         metrics.sealed.increment(by: jobs.count)
 

@@ -145,10 +145,21 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         let body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         let now = clock()
         let device = try DeviceRequest(body: body, now: now)
+        if device.address.platform == .fcm {
+            // An Android device of an app the gateway cannot reach over FCM would only collect failed jobs.
+            let app = try await calls.run("app") { try await $0.app(id: appID) }
+            guard app?.fcm != nil else {
+                throw GatewayAPIError(
+                    .unprocessableContent, "fcmNotConfigured",
+                    "app \(appID) has no FCM credentials in this gateway: the operator adds them with "
+                        + "`sealed-push-gateway app set-fcm` (project, service-account file, Android application id)",
+                    field: "platform")
+            }
+        }
         let result = try await calls.run("putDevice") {
             try await $0.putDevice(
-                appID: appID, deviceID: deviceID, apnsToken: device.apnsToken, environment: device.environment,
-                registration: device.registration, userID: device.userID, now: now)
+                appID: appID, deviceID: deviceID, address: device.address, registration: device.registration,
+                userID: device.userID, now: now)
         }
         return try JSONResponse.make(result.created ? .created : .ok, DeviceModel(result.device))
     }

@@ -98,6 +98,10 @@ struct GatewayDeliverySettingsTests {
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"maxConcurrentSends":0}}"#).contains("delivery.maxConcurrentSends"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"apnsDeadlineSeconds":-1}}"#).contains("delivery.apnsDeadlineSeconds"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retentionSeconds":3600}}"#).contains("delivery.retentionSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"http://fcm.example"}}"#).contains("delivery.fcmURL"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"https://fcm.example/v1"}}"#).contains("delivery.fcmURL"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmTrustFile":"/nonexistent.pem"}}"#).contains("delivery.fcmTrustFile"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmUrl":"https://x"}}"#).contains("\"delivery.fcmURL\""))
         #expect(
             try refusal(#"{"database":"sqlite:x"}"#, environment: ["SEALEDPUSH_GATEWAY_DELIVERY": "maybe"])
                 .contains("SEALEDPUSH_GATEWAY_DELIVERY"))

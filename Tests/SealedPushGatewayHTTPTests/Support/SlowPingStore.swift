@@ -24,12 +24,11 @@ struct SlowPingStore: GatewayStore {
     func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
     func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
     func putDevice(
-        appID: String, deviceID: String, apnsToken: String, environment: APNsEnvironment,
-        registration: DeviceRegistration, userID: String?, now: Date
+        appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
+        now: Date
     ) async throws -> DevicePutResult {
         try await inner.putDevice(
-            appID: appID, deviceID: deviceID, apnsToken: apnsToken, environment: environment,
-            registration: registration, userID: userID, now: now)
+            appID: appID, deviceID: deviceID, address: address, registration: registration, userID: userID, now: now)
     }
     func device(appID: String, deviceID: String) async throws -> StoredDevice? {
         try await inner.device(appID: appID, deviceID: deviceID)

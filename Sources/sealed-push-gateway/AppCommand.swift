@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SealedPushCore
+import SealedPushGateway
+import SealedPushGatewayHTTP
+import SealedPushServer
+
+/// `sealed-push-gateway app`: the operator's view and changes of the apps in a gateway's database.
+struct AppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app",
+        abstract: "List the gateway's apps, or give an app FCM credentials for its Android devices.",
+        subcommands: [AppListCommand.self, AppSetFCMCommand.self])
+}
+
+/// Opens the store a configuration file names, migrated, for one operator command.
+enum OperatorStore {
+    static func open(config: String) async throws -> any GatewayStore {
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)
+        } catch let error as GatewayConfigurationError {
+            throw ValidationError(error.message)
+        }
+        let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
+        _ = try await store.migrate()
+        return store
+    }
+}
+
+/// `sealed-push-gateway app list`: one line per app (never a key).
+struct AppListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Print each app: its id, APNs topic and key reference, and FCM project.")
+
+    @Option(help: "The configuration file `init` wrote.")
+    var config: String
+
+    func run() async throws {
+        let store = try await OperatorStore.open(config: config)
+        let apps: [GatewayApp]
+        do { apps = try await store.apps() } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+        for app in apps {
+            let apns = app.apnsKeyPath.isEmpty ? "no APNs key" : "APNs key \(app.apnsKeyID) (team \(app.teamID))"
+            let fcm = app.fcm.map { "FCM project \($0.projectID), Android app \($0.applicationID)" } ?? "no FCM"
+            print("\(app.id): topic \(app.topic), \(apns), \(fcm)")
+        }
+    }
+}
+
+/// `sealed-push-gateway app set-fcm`: FCM credentials for an app, so its Android devices can register and receive.
+struct AppSetFCMCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-fcm",
+        abstract: "Give an app FCM credentials: its Firebase project, service-account file (0600) and Android application id.",
+        discussion: """
+            The service-account file is referenced, not copied: it must stay where it is, mode 0600. It is read and \
+            checked now (its key, its project) and again when delivery first needs it. Nodes that are running pick \
+            the change up within delivery.appRefreshInterval.
+            """)
+
+    @Option(help: "The configuration file `init` wrote.")
+    var config: String
+
+    @Option(name: .customLong("app-id"), help: "The app's id in the gateway.")
+    var appID = "default"
+
+    @Option(name: .customLong("service-account"), help: "The Firebase service-account JSON file (mode 0600).")
+    var serviceAccount: String
+
+    @Option(help: "The Firebase project id (default: the service-account file's project_id).")
+    var project: String?
+
+    @Option(name: .customLong("android-app-id"), help: "The Android application id (package name) the envelopes are bound to.")
+    var androidAppID: String
+
+    func validate() throws {
+        let bytes = androidAppID.utf8
+        guard (1...255).contains(bytes.count),
+            bytes.allSatisfy({ $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0)
+                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else {
+            throw ValidationError("--android-app-id must be 1-255 of A-Z a-z 0-9 . _ (a package name such as com.example.chat)")
+        }
+    }
+
+    func run() async throws {
+        let path = URL(fileURLWithPath: serviceAccount).standardizedFileURL.path
+        let account: FCMServiceAccount
+        do { account = try FCMServiceAccount(contentsOfFile: path) } catch let error as SealedPushError {
+            throw ValidationError("--service-account: \(error.message)")
+        }
+        let projectID = project ?? account.projectID
+        let store = try await OperatorStore.open(config: config)
+        do {
+            guard var app = try await store.app(id: appID) else {
+                throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+            }
+            app.fcm = FCMAppCredentials(projectID: projectID, serviceAccountPath: path, applicationID: androidAppID)
+            try await store.putApp(app, now: Date())
+            try await store.close()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        print("app \(appID): FCM project \(projectID) as \(account.clientEmail), Android app \(androidAppID)")
+    }
+}
