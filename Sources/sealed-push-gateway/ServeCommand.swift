@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (the blob store: content by reference, attachments), \
             SEALEDPUSH_GATEWAY_BLOB_LISTEN (host:port where serve serves it); delivery: SEALEDPUSH_GATEWAY_DELIVERY \
             (on|off), SEALEDPUSH_GATEWAY_NODE_ID, SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL, \
-            SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL, SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS (PEM file), \
+            SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL, SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS (PEM file), SEALEDPUSH_GATEWAY_FCM_URL, \
+            SEALEDPUSH_GATEWAY_FCM_TRUST (PEM file), \
             SEALEDPUSH_GATEWAY_WEBHOOK_URL with SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE. Relative paths resolve against \
             the configuration file's directory.
             """)
