@@ -331,9 +331,9 @@ let package = Package(
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
-                // Process and end-to-end tests: the gateway delivering to a loopback APNs emulator; the bare client as
-                // the benchmark's ceiling.
-                "SealedPushAPNs", "SealedPushAPNsEmulator",
+                // Process and end-to-end tests: the gateway delivering to loopback APNs and FCM emulators; the bare
+                // client as the benchmark's ceiling.
+                "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCMEmulator",
                 // Attachments: a loopback HTTP server for the backend's files; the blob store read back.
                 "SealedPushBlobServer",
                 .product(name: "Logging", package: "swift-log"),
