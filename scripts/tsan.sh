@@ -17,8 +17,9 @@ cd "$root"
 default_filter='SealedPushClientTests\.(NotificationServiceStepTests|CompletionRaceTests|StepRaceTests|FileKeyStoreTests|ReplayGuardTests)'
 default_filter+='|SealedPushAPNsTests\.(APNsConnectionLossTests|APNsBulkFaultTests|APNsEmulatorRecordingTests|ProviderTokenCacheTests)'
 default_filter+='|SealedPushServerTests\.(StaticSecretCacheTests|SealerTests)'
-# The gateway's delivery workers (claims, sends, leases, shutdown, two nodes) and its attachment fetches.
-default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests'
+# The gateway's delivery workers (claims, sends, leases, shutdown, two nodes; APNs and FCM), its attachment fetches,
+# and the FCM client (token refresh, one connection, retries) with its emulator.
+default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests|SealedPushFCMTests'
 filter=${1:-$default_filter}
 # TSAN_SKIP: a `swift test --skip` expression for tests to leave out under TSan (none by default).
 skip=${TSAN_SKIP-}
