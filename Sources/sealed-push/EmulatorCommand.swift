@@ -121,27 +121,11 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     static func parseScript(_ text: String) throws -> [EmulatorFault?] {
-        guard !text.isEmpty else { return [] }
-        let entries = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard entries.count <= 1_000_000 else { throw ValidationError("--fault-script is too long") }
-        return try entries.map { entry -> EmulatorFault? in
-            switch entry {
-            case "ok", "-", "none": return nil
-            case "429": return .tooManyRequests
-            case "500": return .internalServerError
-            case "503": return .serviceUnavailable
-            case "reset": return .connectionReset
-            case "goaway": return .goAway
-            case "silent": return .noResponse
-            default:
-                if entry.hasPrefix("slow:"), let milliseconds = Int(entry.dropFirst(5)),
-                    (0...600_000).contains(milliseconds)
-                {
-                    return .slow(milliseconds: milliseconds)
-                }
-                throw ValidationError("unknown fault '\(entry)' in --fault-script")
-            }
-        }
+        try FaultScript.parse(
+            text,
+            statuses: [
+                "429": .tooManyRequests, "500": .internalServerError, "503": .serviceUnavailable, "goaway": .goAway,
+            ])
     }
 
     func run() async throws {

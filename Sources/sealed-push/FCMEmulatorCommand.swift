@@ -72,28 +72,18 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         guard (1...86_400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 1...86400") }
         guard (0...3600).contains(retryAfter) else { throw ValidationError("--retry-after must be 0...3600") }
         guard (0...600_000).contains(slowMilliseconds) else { throw ValidationError("--slow-ms must be 0...600000") }
+        guard (0...10_000_000).contains(keepTotal) else { throw ValidationError("--keep-total must be 0...10000000") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
         _ = try Self.parseScript(faultScript ?? "")
     }
 
     static func parseScript(_ text: String) throws -> [EmulatorFault?] {
-        guard !text.isEmpty else { return [] }
-        return try text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.map {
-            entry -> EmulatorFault? in
-            switch entry {
-            case "ok", "-", "none": return nil
-            case "429": return .status(429, reason: "QUOTA_EXCEEDED")
-            case "500": return .status(500, reason: "INTERNAL")
-            case "503": return .status(503, reason: "UNAVAILABLE")
-            case "404": return .status(404, reason: "UNREGISTERED")
-            case "reset": return .connectionReset
-            case "silent": return .noResponse
-            default:
-                if entry.hasPrefix("slow:"), let ms = Int(entry.dropFirst(5)), (0...600_000).contains(ms) {
-                    return .slow(milliseconds: ms)
-                }
-                throw ValidationError("unknown fault '\(entry)' in --fault-script")
-            }
-        }
+        try FaultScript.parse(
+            text,
+            statuses: [
+                "429": .status(429, reason: "QUOTA_EXCEEDED"), "500": .status(500, reason: "INTERNAL"),
+                "503": .status(503, reason: "UNAVAILABLE"), "404": .status(404, reason: "UNREGISTERED"),
+            ])
     }
 
     func run() async throws {

@@ -165,49 +165,11 @@ struct GatewayDeliveryProcessTests {
         var rings: [DeviceKeyRing] = []
         for number in 0..<deviceCount { rings.append(try await setup.register(number, client: first)) }
 
-        let current = Locked<HTTPTestClient?>(first)
-        let acknowledged = Locked<[Int: String]>([:])
-        let replayed = Locked(0)
-        let retried = Locked(0)
-        let key = setup.apiKey
-        let path = "/v1/apps/\(GatewayWithEmulator.appID)/notifications"
-        let senders = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<16 {
-                    group.addTask {
-                        for index in stride(from: worker, to: total, by: 16) {
-                            let deadline = ContinuousClock.now.advanced(by: .seconds(180))
-                            while true {
-                                guard ContinuousClock.now < deadline else {
-                                    throw TestFailure("notification \(index) got no 202 within 180 s")
-                                }
-                                guard let client = current.withLock({ $0 }) else {
-                                    try await Task.sleep(for: .milliseconds(50))
-                                    continue
-                                }
-                                let answer: HTTPExchange
-                                do {
-                                    answer = try await client.send(
-                                        "POST", path, key: key,
-                                        json: ["devices": ["device-\(index % deviceCount)"], "content": ["body": "kill test \(index)"]],
-                                        headers: ["Idempotency-Key": "kill-\(index)"])
-                                } catch {
-                                    retried.withLock { $0 += 1 }  // no answer: the process is gone; retry
-                                    try await Task.sleep(for: .milliseconds(100))
-                                    continue
-                                }
-                                guard answer.status == 202, let id = answer.json["id"] as? String else {
-                                    throw TestFailure("notification \(index) answered \(answer.status): \(answer.text)")
-                                }
-                                if answer.header("Idempotent-Replayed") != nil { replayed.withLock { $0 += 1 } }
-                                acknowledged.withLock { $0[index] = id }
-                                break
-                            }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+        let backend = RetryingBackend(first: first)
+        let current = backend.current
+        let acknowledged = backend.acknowledged
+        let senders = backend.start(total: total, path: "/v1/apps/\(GatewayWithEmulator.appID)/notifications", key: setup.apiKey) {
+            ["devices": ["device-\($0 % deviceCount)"], "content": ["body": "kill test \($0)"]]
         }
 
         // Kill once the emulator has accepted 3,000 while the API is still accepting.
@@ -307,8 +269,8 @@ struct GatewayDeliveryProcessTests {
         #expect(notSent == 0)
         print(
             "kill -9: \(total) notifications; killed with \(acceptedAtKill) accepted by the emulator and "
-                + "\(acknowledgedAtKill) acknowledged by the API; \(retried.withLock { $0 }) requests retried "
-                + "(\(replayed.withLock { $0 }) answered as idempotent replays); \(duplicates) duplicates "
+                + "\(acknowledgedAtKill) acknowledged by the API; \(backend.retried.withLock { $0 }) requests retried "
+                + "(\(backend.replayed.withLock { $0 }) answered as idempotent replays); \(duplicates) duplicates "
                 + "(limit \(maxConcurrentSends)), each an identical copy; the \(leasedAPNsIDs.count) jobs the dead "
                 + "process held were all sent again \(takenBackIn) after the restart")
     }

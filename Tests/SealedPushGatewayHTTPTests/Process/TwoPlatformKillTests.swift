@@ -81,49 +81,15 @@ struct TwoPlatformKillTests {
             androids.append(ring)
         }
         // Notification i goes to an iPhone when i is even, to an Android phone when odd.
-        func device(_ index: Int) -> String {
+        @Sendable func device(_ index: Int) -> String {
             index % 2 == 0 ? "device-\((index / 2) % perPlatform)" : "android-\((index / 2) % perPlatform)"
         }
 
-        let current = Locked<HTTPTestClient?>(first)
-        let acknowledged = Locked<[Int: String]>([:])
-        let key = setup.apiKey
-        let path = "/v1/apps/\(GatewayWithEmulator.appID)/notifications"
-        let senders = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<16 {
-                    group.addTask {
-                        for index in stride(from: worker, to: total, by: 16) {
-                            let deadline = ContinuousClock.now.advanced(by: .seconds(180))
-                            while true {
-                                guard ContinuousClock.now < deadline else {
-                                    throw TestFailure("notification \(index) got no 202 within 180 s")
-                                }
-                                guard let client = current.withLock({ $0 }) else {
-                                    try await Task.sleep(for: .milliseconds(50))
-                                    continue
-                                }
-                                let answer: HTTPExchange
-                                do {
-                                    answer = try await client.send(
-                                        "POST", path, key: key,
-                                        json: ["devices": [device(index)], "content": ["body": "kill test \(index)"]],
-                                        headers: ["Idempotency-Key": "kill-\(index)"])
-                                } catch {
-                                    try await Task.sleep(for: .milliseconds(100))  // no answer: the process is gone
-                                    continue
-                                }
-                                guard answer.status == 202, let id = answer.json["id"] as? String else {
-                                    throw TestFailure("notification \(index) answered \(answer.status): \(answer.text)")
-                                }
-                                acknowledged.withLock { $0[index] = id }
-                                break
-                            }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+        let backend = RetryingBackend(first: first)
+        let current = backend.current
+        let acknowledged = backend.acknowledged
+        let senders = backend.start(total: total, path: "/v1/apps/\(GatewayWithEmulator.appID)/notifications", key: setup.apiKey) {
+            ["devices": [device($0)], "content": ["body": "kill test \($0)"]]
         }
 
         // Kill once 3,000 were accepted by the two emulators together while the API is still accepting.
