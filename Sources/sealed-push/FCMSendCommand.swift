@@ -42,6 +42,10 @@ struct FCMSendCommand: AsyncParsableCommand {
     var maxAttempts = 5
     @Flag(name: .long, help: "Log failures to stderr.")
     var verbose = false
+    @Flag(
+        name: .customLong("seal-once"),
+        help: "Seal one notification per token and send that same message every time: the client and HTTP/2 alone, for benchmarks (the receiver shows copies once).")
+    var sealOnce = false
 
     func validate() throws {
         guard !tokens.isEmpty else { throw ValidationError("give at least one --token") }
@@ -87,12 +91,25 @@ struct FCMSendCommand: AsyncParsableCommand {
         let tokens = self.tokens
         let priority = FCMPriority(rawValue: self.priority) ?? .high
         let collapseKey = self.collapseKey
+        var sealedOnce: [String: FCMMessage] = [:]
+        if sealOnce {
+            for token in tokens {
+                let now = Sealer.currentTime()
+                let sealed = try sealer.seal(content, to: device, ttl: ttl, now: now)
+                sealedOnce[token] = FCMMessage(
+                    token: token, envelope: sealed.envelope,
+                    ttlSeconds: FCMMessage.ttl(expiresAt: sealed.expiresAt, now: now), priority: priority,
+                    collapseKey: collapseKey)
+            }
+        }
+        let presealed = sealedOnce
         await withTaskGroup(of: FCMSendResult.self) { group in
             var next = 0
             func add() {
                 let token = tokens[next % tokens.count]
                 next += 1
                 group.addTask {
+                    if let message = presealed[token] { return await client.send(message) }
                     do {
                         let now = Sealer.currentTime()
                         let sealed = try sealer.seal(content, to: device, ttl: ttl, now: now)

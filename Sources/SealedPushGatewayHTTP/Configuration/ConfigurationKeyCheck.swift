@@ -11,7 +11,12 @@ enum ConfigurationKeyCheck {
         "overflow": GatewayConfiguration.Overflow.knownKeys,
         "delivery": GatewayDeliverySettings.knownKeys,
         "delivery.webhook": GatewayDeliverySettings.knownWebhookKeys,
+        "rateLimits": RateLimits.knownKeys,
+        "rateLimits.apps.*": RateLimits.Limit.knownKeys,
     ]
+
+    /// Objects whose keys are names the operator chooses (app ids); their members are checked as `PATH.*`.
+    static let namedSections: Set<String> = ["rateLimits.apps"]
 
     /// Checks every object of the file's JSON (a file that is not JSON is left to the decoder's message).
     /// - Parameters:
@@ -25,12 +30,25 @@ enum ConfigurationKeyCheck {
     }
 
     private static func check(_ object: [String: Any], path: String, file: String) throws {
+        if namedSections.contains(path) {
+            for (name, value) in object {
+                if let child = value as? [String: Any] {
+                    try check(child, path: path + ".*", file: file, shown: path + "." + name)
+                }
+            }
+            return
+        }
+        try check(object, path: path, file: file, shown: path)
+    }
+
+    private static func check(_ object: [String: Any], path: String, file: String, shown: String) throws {
         guard let known = sections[path] else { return }
         for key in object.keys.sorted() {
             let full = path.isEmpty ? key : path + "." + key
             guard known.contains(key) else {
                 let nearest = known.min { distance(key, $0) < distance(key, $1) } ?? ""
-                let prefix = path.isEmpty ? "" : path + "."
+                let prefix = shown.isEmpty ? "" : shown + "."
+                let full = shown.isEmpty ? key : shown + "." + key
                 throw GatewayConfigurationError(
                     "\(file): unknown setting \"\(full)\"; did you mean \"\(prefix)\(nearest)\"? "
                         + "(known here: \(known.joined(separator: ", ")))")

@@ -116,6 +116,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// `http://` (default false: bearer keys and webhook signatures would cross the network in clear; put a TLS
     /// proxy in front and then set it). `serve` logs a warning at every start when it is used.
     public var allowPlainHTTP: Bool
+    /// Per-app rate limits of the send API (``RateLimits``); nil: none.
+    public var rateLimits: RateLimits?
 
     /// Creates a configuration.
     public init(
@@ -133,7 +135,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -150,6 +152,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         delivery = try container.decodeIfPresent(GatewayDeliverySettings.self, forKey: .delivery)
             ?? GatewayDeliverySettings()
         allowPlainHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowPlainHTTP) ?? false
+        rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -234,6 +237,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
                     + "or set \"allowPlainHTTP\": true")
         }
         guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
+        try rateLimits?.validate()
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw GatewayConfigurationError(
                 "logLevel must be trace, debug, info, notice, warning, error or critical")
@@ -288,7 +292,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// The HTTP server's settings.
     public func httpConfiguration() throws -> GatewayHTTPConfiguration {
         let (host, port) = try listenAddress()
-        return GatewayHTTPConfiguration(host: host, port: port, maxBodyBytes: maxBodyBytes)
+        return GatewayHTTPConfiguration(
+            host: host, port: port, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits ?? RateLimits())
     }
 
     /// The overflow sealer's settings, with its blob store opened.

@@ -22,6 +22,8 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     public var limit: Int?
     /// The `Allow` header of a `405`.
     var allow: String?
+    /// The `Retry-After` seconds of a `429`.
+    var retryAfter: Int?
 
     /// Creates an error answer.
     /// - Parameters:
@@ -52,6 +54,16 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `400 malformedRequest`: not JSON, or not the JSON of the operation.
     static func malformed(_ message: String, field: String? = nil) -> GatewayAPIError {
         GatewayAPIError(.badRequest, "malformedRequest", message, field: field)
+    }
+
+    /// `429 rateLimited`: the app's send or device limit (``RateLimits``); `Retry-After` says when to try again.
+    static func rateLimited(_ kind: String, appID: String, retryAfter: Int) -> GatewayAPIError {
+        var error = GatewayAPIError(
+            .tooManyRequests, "rateLimited",
+            "app \(appID) is over its \(kind) rate limit (rateLimits in the gateway's configuration); retry after "
+                + "\(retryAfter) s with the same Idempotency-Key")
+        error.retryAfter = retryAfter
+        return error
     }
 
     /// `422 invalidArgument`: a field out of range.
@@ -100,12 +112,13 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The HTTP response: the status, the JSON body and the headers the contract names (`WWW-Authenticate` on
-    /// `401`, `Retry-After` on `503`).
+    /// `401`, `Retry-After` on `503` and `429`).
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="sealed-push-gateway""# }
         if status == .serviceUnavailable { headers[.retryAfter] = "5" }
         if let allow { headers[.allow] = allow }
+        if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

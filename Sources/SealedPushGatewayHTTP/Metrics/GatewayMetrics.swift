@@ -8,8 +8,8 @@ import Prometheus
 /// `MetricsSystem` with a Prometheus factory once; tests pass their own registry to ``init(registry:)`` instead
 /// (the global bootstrap can happen only once per process).
 ///
-/// No label carries content, device tokens or keys: the only label is `reason` (APNs's reason) on
-/// `sealedpush_gateway_failed_total`.
+/// No label carries content, device tokens or keys: the labels are `reason` (the provider's reason) on
+/// `sealedpush_gateway_failed_total`, and the app id and limit on `sealedpush_gateway_rate_limited_total`.
 public struct GatewayMetrics: Sendable {
     /// The metric names shared by the HTTP API and the delivery worker.
     public enum Name {
@@ -31,6 +31,8 @@ public struct GatewayMetrics: Sendable {
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
         /// Attachment plaintext bytes encrypted into the blob store (once per notification). Counter.
         public static let attachmentBytes = "sealedpush_gateway_attachment_bytes_total"
+        /// Sends refused `429` by a rate limit, with dimensions `app` and `limit` (`sends`, `devices`). Counter.
+        public static let rateLimited = "sealedpush_gateway_rate_limited_total"
     }
 
     /// The factory every metric here is made with.
@@ -102,4 +104,10 @@ public struct GatewayMetrics: Sendable {
 
     /// The Prometheus text exposition of every metric in the factory.
     public func render() -> [UInt8] { exposition() }
+
+    /// Counts a send refused by a rate limit.
+    func recordRateLimited(appID: String, limit: String) {
+        CoreMetrics.Counter(label: Name.rateLimited, dimensions: [("app", appID), ("limit", limit)], factory: factory)
+            .increment()
+    }
 }

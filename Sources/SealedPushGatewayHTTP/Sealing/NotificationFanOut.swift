@@ -19,6 +19,7 @@ struct NotificationFanOut: Sendable {
     let overflow: OverflowConfiguration?
     let fetcher: AttachmentFetcher?
     let metrics: GatewayMetrics
+    let limiter: AppRateLimiter
     let clock: @Sendable () -> Date
 
     /// Seals and enqueues; answers after the commit.
@@ -66,6 +67,10 @@ struct NotificationFanOut: Sendable {
             }
         }
 
+        if let wait = limiter.admitDevices(appID: appID, count: wanted.count) {
+            metrics.recordRateLimited(appID: appID, limit: "devices")
+            throw GatewayAPIError.rateLimited("devices", appID: appID, retryAfter: wait)
+        }
         let sealer = try await sealers.sealer(for: app, placeholder: request.placeholder)
         let now = clock()
         let nowSeconds = UInt64(max(0, now.timeIntervalSince1970.rounded(.down)))

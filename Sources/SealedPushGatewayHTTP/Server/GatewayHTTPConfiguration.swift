@@ -15,6 +15,8 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     public var healthDeadline: Duration
     /// A connection that sends nothing (no request, no body bytes) for this long is closed.
     public var idleTimeout: Duration
+    /// Per-app limits on sends and the devices they reach (none by default).
+    public var rateLimits: RateLimits
 
     /// Creates a configuration.
     /// - Parameters:
@@ -24,10 +26,13 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     ///   - storeDeadline: The deadline of each store call.
     ///   - healthDeadline: The deadline of the readiness ping.
     ///   - idleTimeout: How long an idle connection stays open.
+    ///   - rateLimits: Per-app send limits.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
-        storeDeadline: Duration = .seconds(10), healthDeadline: Duration = .seconds(2), idleTimeout: Duration = .seconds(30)
+        storeDeadline: Duration = .seconds(10), healthDeadline: Duration = .seconds(2), idleTimeout: Duration = .seconds(30),
+        rateLimits: RateLimits = RateLimits()
     ) {
+        self.rateLimits = rateLimits
         self.host = host
         self.port = port
         self.maxBodyBytes = maxBodyBytes

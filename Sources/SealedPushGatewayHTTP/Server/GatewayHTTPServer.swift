@@ -26,6 +26,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     private let onListening: @Sendable (Int) async -> Void
     private let calls: StoreCalls
     private let fanOut: NotificationFanOut
+    private let limiter: AppRateLimiter
     private let clock: @Sendable () -> Date
 
     /// Creates the server.
@@ -50,9 +51,12 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         self.clock = clock
         let calls = StoreCalls(store: store, deadline: configuration.storeDeadline, logger: logger)
         self.calls = calls
+        let limiter = AppRateLimiter(limits: configuration.rateLimits)
+        self.limiter = limiter
         self.fanOut = NotificationFanOut(
             calls: calls, sealers: AppSealers(), overflow: overflow,
-            fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, clock: clock)
+            fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, limiter: limiter,
+            clock: clock)
     }
 
     /// The listening address only (service groups log their services' descriptions).
@@ -196,6 +200,10 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     private func sendNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
+        if let wait = limiter.admitSend(appID: appID) {
+            metrics.recordRateLimited(appID: appID, limit: "sends")
+            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
+        }
         let idempotencyKey = try Self.idempotencyKey(request)
         var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived

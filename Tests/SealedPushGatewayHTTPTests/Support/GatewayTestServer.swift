@@ -44,7 +44,7 @@ final class GatewayTestServer: Sendable {
     }
 
     static func start(
-        _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
+        _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil, rateLimits: RateLimits = RateLimits(),
         fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy,
         wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 }
     ) async throws -> GatewayTestServer {
@@ -87,7 +87,8 @@ final class GatewayTestServer: Sendable {
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let served = wrapStore(store)
         let http = GatewayHTTPServer(
-            configuration: GatewayHTTPConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes),
+            configuration: GatewayHTTPConfiguration(
+                host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
             store: served, metrics: GatewayMetrics(registry: registry), overflow: overflow,
             logger: logs.logger(label: "http"), onListening: { port in portSink.yield(port) })
         let group = GatewayServiceGroup.make(store: served, http: http, signals: [], logger: logs.logger(label: "group"))
@@ -197,11 +198,12 @@ extension GatewayTestServer {
     /// Runs `body` with a started server and always stops it (graceful shutdown, files and database removed).
     static func with<T>(
         _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
-        fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy,
+        fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy, rateLimits: RateLimits = RateLimits(),
         _ body: (GatewayTestServer) async throws -> T
     ) async throws -> T {
         let server = try await start(
-            backend, maxBodyBytes: maxBodyBytes, overflowPrefix: overflowPrefix, fetchPolicy: fetchPolicy)
+            backend, maxBodyBytes: maxBodyBytes, overflowPrefix: overflowPrefix, rateLimits: rateLimits,
+            fetchPolicy: fetchPolicy)
         do {
             let result = try await body(server)
             try await server.stop()
