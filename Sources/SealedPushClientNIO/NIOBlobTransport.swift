@@ -97,9 +97,12 @@ public struct NIOBlobTransport: BlobTransport {
                     headers.add(name: "Host", value: target.hostHeader)
                     headers.add(name: "Accept-Encoding", value: "identity")
                     headers.add(name: "Connection", value: "close")
-                    try await outbound.write(
-                        .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: headers)))
-                    try await outbound.write(.end(nil))
+                    // Head and end in one write: a server that answers on the head and closes could otherwise close the
+                    // channel between two writes, and the second would fail with the whole answer already received.
+                    try await outbound.write(contentsOf: [
+                        .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: headers)),
+                        .end(nil),
+                    ])
                     try await Self.readBody(
                         inbound, host: target.host, expectedBytes: expectedBytes, ending: ending, receive: receive)
                 }

@@ -104,8 +104,10 @@ struct AttachmentFetcher: Sendable {
                 headers.add(name: "Accept-Encoding", value: "identity")
                 headers.add(name: "Connection", value: "close")
                 headers.add(name: "User-Agent", value: "sealed-push-gateway")
-                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)))
-                try await outbound.write(.end(nil))
+                // Head and end in one write (a server that answers on the head and closes must not fail the second).
+                try await outbound.write(contentsOf: [
+                    .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)), .end(nil),
+                ])
                 var sawHead = false
                 loop: for try await part in inbound {
                     switch part {
