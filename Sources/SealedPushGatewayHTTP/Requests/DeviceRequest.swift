@@ -38,7 +38,7 @@ struct DeviceRequest {
             if try fields.string("fcmToken") != nil {
                 throw GatewayAPIError.invalid("fcmToken belongs to an fcm device; an apns device sends apnsToken", field: "fcmToken")
             }
-            let token = try fields.string("apnsToken", required: true)!
+            let token = try Self.required(fields, "apnsToken", platform: platform)
             let tokenBytes = token.utf8
             guard (64...200).contains(tokenBytes.count), tokenBytes.count % 2 == 0,
                 tokenBytes.allSatisfy(Self.isHexDigit)
@@ -46,7 +46,7 @@ struct DeviceRequest {
                 throw GatewayAPIError.invalid(
                     "apnsToken must be an even number (64 to 200) of hex digits", field: "apnsToken")
             }
-            let environmentText = try fields.string("environment", required: true)!
+            let environmentText = try Self.required(fields, "environment", platform: platform)
             guard let environment = APNsEnvironment(rawValue: environmentText) else {
                 throw GatewayAPIError.invalid("environment must be production or sandbox", field: "environment")
             }
@@ -55,7 +55,7 @@ struct DeviceRequest {
             for name in ["apnsToken", "environment"] where try fields.string(name) != nil {
                 throw GatewayAPIError.invalid("\(name) belongs to an apns device; an fcm device sends fcmToken", field: name)
             }
-            let token = try fields.string("fcmToken", required: true)!
+            let token = try Self.required(fields, "fcmToken", platform: platform)
             guard Self.isFCMToken(token) else {
                 throw GatewayAPIError.invalid(
                     "fcmToken must be 20 to \(Self.maxFCMTokenBytes) of A-Z a-z 0-9 - _ : (an FCM registration token)",
@@ -71,6 +71,15 @@ struct DeviceRequest {
         if let userID, !Identifier.isValid(userID) {
             throw GatewayAPIError.invalid("userId must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "userId")
         }
+    }
+
+    /// A member the device's platform requires. Its absence is `422 invalidArgument` (which members are required
+    /// depends on `platform`, a rule the contract's schema states in prose), not a malformed request.
+    private static func required(_ fields: JSONFields, _ name: String, platform: PushPlatform) throws -> String {
+        guard let value = try fields.string(name) else {
+            throw GatewayAPIError.invalid("\(name) is required for a \(platform.rawValue) device", field: name)
+        }
+        return value
     }
 
     /// The longest FCM registration token accepted (FCM's are about 160 characters today; they may grow).

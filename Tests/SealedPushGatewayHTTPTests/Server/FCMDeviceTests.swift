@@ -97,6 +97,16 @@ struct FCMDeviceTests {
             record["platform"] = "apns"
             mismatched["registration"] = record
             cases.append((mismatched, "registration.platform"))
+            // A member the platform requires, missing: 422 naming it (the schema cannot say which platform needs it).
+            var noToken = GatewayTestServer.deviceBody(registration)
+            noToken["apnsToken"] = nil
+            cases.append((noToken, "apnsToken"))
+            var noEnvironment = GatewayTestServer.deviceBody(registration)
+            noEnvironment["environment"] = nil
+            cases.append((noEnvironment, "environment"))
+            var noFCMToken = Self.fcmBody(registration)
+            noFCMToken["fcmToken"] = nil
+            cases.append((noFCMToken, "fcmToken"))
             for (body, field) in cases {
                 let answer = try await server.client.send("PUT", "/v1/apps/app1/devices/d", key: key, json: body)
                 #expect(answer.status == 422, "\(field): \(answer.text)")
