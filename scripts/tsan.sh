@@ -17,9 +17,10 @@ cd "$root"
 default_filter='SealedPushClientTests\.(NotificationServiceStepTests|CompletionRaceTests|StepRaceTests|FileKeyStoreTests|ReplayGuardTests)'
 default_filter+='|SealedPushAPNsTests\.(APNsConnectionLossTests|APNsBulkFaultTests|APNsEmulatorRecordingTests|ProviderTokenCacheTests)'
 default_filter+='|SealedPushServerTests\.(StaticSecretCacheTests|SealerTests)'
-# The gateway's delivery workers (claims, sends, leases, shutdown, two nodes; APNs and FCM), its attachment fetches,
-# and the FCM client (token refresh, one connection, retries) with its emulator.
-default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests|SealedPushFCMTests'
+# The gateway's delivery workers (claims, sends, leases, shutdown, two nodes; APNs and FCM) and its attachment fetches.
+# (SealedPushFCMTests passed under TSan with no race reported, 2026-11-25; run with them in, the APNs connection-loss
+# tests' deadlines passed on 2 cores, so they are not in the default set: `bash scripts/tsan.sh SealedPushFCMTests`.)
+default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests'
 filter=${1:-$default_filter}
 # TSAN_SKIP: a `swift test --skip` expression for tests to leave out under TSan (none by default).
 skip=${TSAN_SKIP-}
