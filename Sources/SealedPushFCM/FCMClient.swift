@@ -85,11 +85,15 @@ public final class FCMClient: Sendable {
         let deadline = clock.now + configuration.retry.maxTotal
         var attempts = 0
         var unauthorizedInARow = 0
+        var transient: [FCMFailure.Reason] = []
         while true {
             attempts += 1
             let (failure, retryAfter, token) = await attempt(body: body)
             guard var failure else {
-                return FCMSendResult(outcome: .success(retryAfter ?? ""), attempts: attempts)
+                return FCMSendResult(outcome: .success(retryAfter ?? ""), attempts: attempts, transientFailures: transient)
+            }
+            if failure.isRetryable || failure.reason == .unauthenticated && failure.status == 401 && token != nil {
+                transient.append(failure.reason)
             }
             if failure.reason == .unauthenticated, failure.status == 401, let token {
                 unauthorizedInARow += 1
@@ -100,10 +104,10 @@ public final class FCMClient: Sendable {
             }
             if failure.isConfigurationError {
                 halt(failure)
-                return FCMSendResult(outcome: .failure(failure), attempts: attempts)
+                return FCMSendResult(outcome: .failure(failure), attempts: attempts, transientFailures: transient)
             }
             guard failure.isRetryable, attempts < configuration.retry.maxAttempts else {
-                return FCMSendResult(outcome: .failure(failure), attempts: attempts)
+                return FCMSendResult(outcome: .failure(failure), attempts: attempts, transientFailures: transient)
             }
             var delay = configuration.retry.backoff(forRetry: attempts)
             if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter) { delay = .seconds(seconds) }
@@ -111,13 +115,13 @@ public final class FCMClient: Sendable {
                 failure = FCMFailure(
                     reason: failure.reason, status: failure.status, errorCode: failure.errorCode,
                     message: failure.message + " (gave up: the next attempt would pass the retry deadline)")
-                return FCMSendResult(outcome: .failure(failure), attempts: attempts)
+                return FCMSendResult(outcome: .failure(failure), attempts: attempts, transientFailures: transient)
             }
             try? await Task.sleep(for: delay)
             if Task.isCancelled {
                 return FCMSendResult(
                     outcome: .failure(FCMFailure(reason: .timeout, status: nil, errorCode: nil, message: "cancelled")),
-                    attempts: attempts)
+                    attempts: attempts, transientFailures: transient)
             }
         }
     }

@@ -109,6 +109,7 @@ import Testing
         let result = await client.send(FCMTestFixture.message())
         let elapsed = ContinuousClock.now - started
         #expect(result.isSuccess && result.attempts == 4)
+        #expect(result.transientFailures == [.quotaExceeded, .unavailable, .internal], "every failed attempt, in order")
         #expect(elapsed >= .seconds(2), "two Retry-After: 1 waits")
         #expect(fixture.emulator.recorder.totalAccepted == 1)
         await client.shutdown()
@@ -122,6 +123,7 @@ import Testing
         let client = try fixture.client()
         let result = await client.send(FCMTestFixture.message())
         #expect(result.failure?.reason == .internal && result.attempts == 4)
+        #expect(result.transientFailures == Array(repeating: .internal, count: 4), "the last one too")
         await client.shutdown()
         await fixture.stop()
     }
@@ -133,6 +135,7 @@ import Testing
         let client = try fixture.client { $0.requestTimeout = .milliseconds(500) }
         let result = await client.send(FCMTestFixture.message())
         #expect(result.isSuccess && result.attempts == 3, "\(String(describing: result.failure))")
+        #expect(result.transientFailures == [.connection, .timeout])
         #expect(await client.connectionsMade == 2)
         await client.shutdown()
         await fixture.stop()

@@ -45,7 +45,9 @@ struct FCMProvider: PushProvider {
         let sent = await client.send(message)
         switch sent.outcome {
         case .success(let name):
-            return ProviderDelivery(result: .sent(providerID: name), requests: sent.attempts)
+            return ProviderDelivery(
+                result: .sent(providerID: name), requests: sent.attempts,
+                transientReasons: sent.transientFailures.map(\.name), possibleDuplicate: Self.ambiguous(sent))
         case .failure(let failure):
             let reason = failure.reason.name
             let result: ProviderDelivery.Result
@@ -63,10 +65,16 @@ struct FCMProvider: PushProvider {
             } else {
                 result = .failed(reason: reason)
             }
-            let transient = failure.isRetryable ? [reason] : []
             return ProviderDelivery(
-                result: result, requests: sent.attempts, transientReasons: transient, possibleDuplicate: sent.attempts > 1)
+                result: result, requests: sent.attempts, transientReasons: sent.transientFailures.map(\.name),
+                possibleDuplicate: Self.ambiguous(sent))
         }
+    }
+
+    /// Whether an attempt failed without an answer (a lost connection, a timeout): FCM may have taken that message,
+    /// so the one that followed may be a duplicate.
+    static func ambiguous(_ sent: FCMSendResult) -> Bool {
+        sent.transientFailures.contains { $0 == .connection || $0 == .timeout }
     }
 
     func shutdown() async { await clients.shutdown() }
