@@ -85,8 +85,9 @@ ids=$(seq 1 "$devices" | sed 's/.*/"soak-&"/' | paste -sd,)
 printf '{"devices":[%s],"content":{"title":"Soak","body":"a notification of ordinary length for the soak"},"ttl":3600}' \
     "$ids" >send.json
 
-metric() {  # NAME: the value of an unlabelled metric (0 when absent)
-    curl -sS "http://127.0.0.1:$port/metrics" | awk -v name="$1" '$1 == name { printf "%d", $2; found = 1 } END { if (!found) print 0 }'
+metric() {  # NAME: the sum of a metric's series over all its labels (platform, reason), 0 when absent
+    curl -sS "http://127.0.0.1:$port/metrics" |
+        awk -v name="$1" '$1 == name || index($1, name "{") == 1 { total += $2 } END { printf "%d", total }'
 }
 sent=0
 requested=0

@@ -91,36 +91,30 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .warning
         let emulator: FCMEmulator
         do {
-            var key = try RSAKeyGenerator.generatePEM()
-            defer { for index in key.indices { key[index] = 0 } }
-            let clientEmail = "sealedpush@\(project).iam.gserviceaccount.com"
-            let publicKey = try RS256SigningKey(pemBytes: key).publicKeyPEM()
-            var configuration = FCMEmulatorConfiguration(
-                accounts: [.init(clientEmail: clientEmail, publicKeyPEM: publicKey, projectID: project)], host: host,
-                port: port)
-            configuration.certificateOutputPath = certOut
-            configuration.unregisteredTokens = Set(unregistered)
-            configuration.accessTokenLifetime = tokenLifetime
-            configuration.retryAfterSeconds = retryAfter
-            configuration.recordedMessagesLimit = keepTotal
-            configuration.recordDirectory = recordDir
-            configuration.unregisterProbability = faultUnregistered
-            configuration.threads = threads
-            configuration.faults = EmulatorFaultPlan(
-                script: try Self.parseScript(faultScript ?? ""),
-                random: [
-                    .init(.status(429, reason: "QUOTA_EXCEEDED"), probability: fault429),
-                    .init(.status(500, reason: "INTERNAL"), probability: fault500),
-                    .init(.status(503, reason: "UNAVAILABLE"), probability: fault503),
-                    .init(.connectionReset, probability: faultReset),
-                    .init(.slow(milliseconds: slowMilliseconds), probability: faultSlow),
-                ].filter { $0.probability > 0 },
-                seed: seed)
-            emulator = try FCMEmulator(configuration: configuration, logger: logger)
-            try await emulator.start()
-            try FCMServiceAccount.writeTestAccount(
-                to: serviceAccountOut, projectID: project, tokenURI: emulator.tokenURI, clientEmail: clientEmail,
-                overwrite: true, privateKeyPEM: key)
+            emulator = try await FCMEmulator.startTrustingNewAccount(
+                writingAccountTo: serviceAccountOut, projectID: project, overwrite: true, logger: logger
+            ) { configuration in
+                configuration.host = host
+                configuration.port = port
+                configuration.certificateOutputPath = certOut
+                configuration.unregisteredTokens = Set(unregistered)
+                configuration.accessTokenLifetime = tokenLifetime
+                configuration.retryAfterSeconds = retryAfter
+                configuration.recordedMessagesLimit = keepTotal
+                configuration.recordDirectory = recordDir
+                configuration.unregisterProbability = faultUnregistered
+                configuration.threads = threads
+                configuration.faults = EmulatorFaultPlan(
+                    script: try Self.parseScript(faultScript ?? ""),
+                    random: [
+                        .init(.status(429, reason: "QUOTA_EXCEEDED"), probability: fault429),
+                        .init(.status(500, reason: "INTERNAL"), probability: fault500),
+                        .init(.status(503, reason: "UNAVAILABLE"), probability: fault503),
+                        .init(.connectionReset, probability: faultReset),
+                        .init(.slow(milliseconds: slowMilliseconds), probability: faultSlow),
+                    ].filter { $0.probability > 0 },
+                    seed: seed)
+            }
         } catch let error as SealedPushError {
             throw ValidationError(error.description)
         }

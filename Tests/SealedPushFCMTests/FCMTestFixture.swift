@@ -18,25 +18,10 @@ struct FCMTestFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let accountPath = directory.appendingPathComponent("service-account.json").path
-        // The token_uri's port is known only after start: reserve a placeholder, then rewrite the file.
-        let publicKey = try FCMServiceAccount.writeTestAccount(
-            to: accountPath, projectID: project, tokenURI: "https://127.0.0.1:1/token")
-        var configuration = FCMEmulatorConfiguration(accounts: [
-            .init(clientEmail: "sealedpush@\(project).iam.gserviceaccount.com", publicKeyPEM: publicKey, projectID: project)
-        ])
-        configure(&configuration)
-        let emulator = try FCMEmulator(configuration: configuration)
-        try await emulator.start()
-        try rewriteTokenURI(accountPath, emulator.tokenURI)
+        let emulator = try await FCMEmulator.startTrustingNewAccount(writingAccountTo: accountPath, projectID: project) {
+            configure(&$0)
+        }
         return FCMTestFixture(emulator: emulator, directory: directory, accountPath: accountPath)
-    }
-
-    static func rewriteTokenURI(_ path: String, _ uri: String) throws {
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-        object["token_uri"] = uri
-        let data = try JSONSerialization.data(withJSONObject: object)
-        try FileManager.default.removeItem(atPath: path)
-        FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
     }
 
     func client(_ configure: (inout FCMClientConfiguration) -> Void = { _ in }) throws -> FCMClient {

@@ -97,6 +97,36 @@ enum PlatformContract {
         }
     }
 
+    /// Expiry counts the jobs it ends by the platform of their device (for `failed_total{platform,reason="Expired"}`).
+    static func expiryCountsByPlatform(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let (androidKey, androidRegistration) = try StoreFixtures.registration()
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "android", address: .fcm(token: fcmToken), registration: androidRegistration,
+                userID: nil, now: now)
+            let iphones = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let fcmSealer = try Sealer(identity: fixtures.identity, topic: "com.example.alpha.android")
+            func fcmBody(ttl: Double) throws -> SealedBody {
+                let envelope = try fcmSealer.seal(
+                    NotificationContent(body: "hi"), to: androidKey, ttl: UInt64(ttl), now: UInt64(now.timeIntervalSince1970)
+                ).envelope
+                return try SealedBody(fcmEnvelopeText: Base64URL.encode(envelope))
+            }
+            for ttl in [60.0, 3600] {
+                let short = try fixtures.notification(appID: "alpha", to: iphones, ttl: ttl)
+                _ = try await store.enqueue(
+                    NewNotification(
+                        id: short.id, appID: "alpha", idempotencyKey: nil, priority: 10, collapseID: nil,
+                        createdAt: now, expiresAt: now.addingTimeInterval(ttl),
+                        jobs: short.jobs + [NewNotification.Job(deviceID: "android", body: try fcmBody(ttl: ttl))]))
+            }
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(30)).isEmpty)
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(60)) == [.apns: 2, .fcm: 1])
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(61)).isEmpty)
+            #expect(try await store.expireOverdue(now: now.addingTimeInterval(3600)) == [.apns: 2, .fcm: 1])
+        }
+    }
+
     /// Plaintext never passes as an FCM body: a JSON object, text that is not base64url, or an envelope that does
     /// not parse are refused.
     static func fcmBodiesMustBeSealed() throws {

@@ -34,4 +34,5 @@ struct PostgresStoreTests {
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(PostgresHarness()) }
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(PostgresHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(PostgresHarness()) }
+    @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(PostgresHarness()) }
 }

@@ -28,6 +28,7 @@ struct SQLiteStoreTests {
     @Test func fcmBodiesMustBeSealed() throws { try PlatformContract.fcmBodiesMustBeSealed() }
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(SQLiteHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(SQLiteHarness()) }
+    @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(SQLiteHarness()) }
 
     /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).
     @Test func walMode() async throws {

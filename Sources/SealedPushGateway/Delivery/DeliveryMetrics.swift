@@ -2,83 +2,106 @@ import Metrics
 import SealedPushCore
 
 /// The delivery workers' metrics, created through swift-metrics (the process bootstraps the backend, e.g.
-/// Prometheus; tests pass their own factory).
+/// Prometheus; tests pass their own factory). Every one is labelled by `platform` (`apns` or `fcm`): the same
+/// names, the same meaning on both.
 ///
-/// - `sealedpush_gateway_sent_total`: jobs the provider (APNs or FCM) accepted.
-/// - `sealedpush_gateway_failed_total{reason}`: jobs that ended without being sent: APNs's reason (`BadTopic`…),
-///   the last transient reason when retries ran out, `Unregistered`/`BadDeviceToken`/`DeviceTokenNotForTopic`
-///   for tokens that are gone, `Expired` for notifications past their ttl.
-/// - `sealedpush_gateway_apns_requests_total`, `sealedpush_gateway_fcm_requests_total`: every request made to APNs,
-///   to FCM (the clients' own retries included).
-/// - `sealedpush_gateway_retries_total`: requests that failed transiently (429, 500, 503, GOAWAY, reset, connect
-///   failure, timeout); each is followed by another attempt, by the client or by putting the job back, unless
-///   attempts ran out.
-/// - `sealedpush_gateway_apns_retries_total{reason}`: the same by reason (`TooManyRequests`,
-///   `InternalServerError`, `ServiceUnavailable`, `NotProcessed`, `ConnectionLost`, `ConnectFailed`, `Timeout`;
-///   see `APNsSendReport.transientFailures`); `sealedpush_gateway_fcm_retries_total{reason}` for FCM
-///   (`quotaExceeded`, `unavailable`, `internal`, `connection`, `timeout`).
-/// - `sealedpush_gateway_requeued_total`: jobs put back for a later claim.
-/// - `sealedpush_gateway_send_seconds`: time of one send through a provider's client, its own retries included.
+/// - `sealedpush_gateway_sent_total{platform}`: jobs the provider accepted.
+/// - `sealedpush_gateway_failed_total{platform,reason}`: jobs that ended without being sent: the provider's reason
+///   (`BadTopic`, `invalidArgument`…), the last transient reason when retries ran out,
+///   `Unregistered`/`BadDeviceToken`/`DeviceTokenNotForTopic` (APNs) or `unregistered`/`senderIdMismatch`/
+///   `invalidToken` (FCM) for tokens that are gone, `Expired` for notifications past their ttl.
+/// - `sealedpush_gateway_provider_requests_total{platform}`: every request made to the provider (the clients' own
+///   retries included).
+/// - `sealedpush_gateway_retries_total{platform,reason}`: requests that failed transiently, by reason; each is
+///   followed by another attempt, by the client or by putting the job back, unless attempts ran out. APNs:
+///   `TooManyRequests`, `InternalServerError`, `ServiceUnavailable`, `NotProcessed`, `ConnectionLost`,
+///   `ConnectFailed`, `Timeout` (see `APNsSendReport.transientFailures`); FCM: `quotaExceeded`, `unavailable`,
+///   `internal`, `connection`, `timeout`.
+/// - `sealedpush_gateway_requeued_total{platform}`: jobs put back for a later claim.
+/// - `sealedpush_gateway_send_seconds{platform}`: time of one send through a provider's client, its own retries
+///   included.
 struct DeliveryMetrics: Sendable {
     static let sentLabel = "sealedpush_gateway_sent_total"
     static let failedLabel = "sealedpush_gateway_failed_total"
-    static let requestsLabel = "sealedpush_gateway_apns_requests_total"
+    static let requestsLabel = "sealedpush_gateway_provider_requests_total"
     static let retriesLabel = "sealedpush_gateway_retries_total"
-    static let retriesByReasonLabel = "sealedpush_gateway_apns_retries_total"
-    static let fcmRequestsLabel = "sealedpush_gateway_fcm_requests_total"
-    static let fcmRetriesByReasonLabel = "sealedpush_gateway_fcm_retries_total"
     static let requeuedLabel = "sealedpush_gateway_requeued_total"
     static let sendSecondsLabel = "sealedpush_gateway_send_seconds"
 
+    /// The metrics of one platform.
+    private struct PlatformMetrics: Sendable {
+        let sent: Counter
+        let requests: Counter
+        let requeued: Counter
+        let sendSeconds: Timer
+
+        init(_ platform: PushPlatform, factory: any MetricsFactory) {
+            let dimensions = [("platform", platform.rawValue)]
+            sent = Counter(label: DeliveryMetrics.sentLabel, dimensions: dimensions, factory: factory)
+            requests = Counter(label: DeliveryMetrics.requestsLabel, dimensions: dimensions, factory: factory)
+            requeued = Counter(label: DeliveryMetrics.requeuedLabel, dimensions: dimensions, factory: factory)
+            sendSeconds = Timer(label: DeliveryMetrics.sendSecondsLabel, dimensions: dimensions, factory: factory)
+        }
+    }
+
     private let factory: any MetricsFactory
-    private let sent: Counter
-    private let requests: Counter
-    private let fcmRequests: Counter
-    private let retries: Counter
-    private let requeued: Counter
-    private let sendSeconds: Timer
+    private let apns: PlatformMetrics
+    private let fcm: PlatformMetrics
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        sent = Counter(label: Self.sentLabel, factory: factory)
-        requests = Counter(label: Self.requestsLabel, factory: factory)
-        fcmRequests = Counter(label: Self.fcmRequestsLabel, factory: factory)
-        retries = Counter(label: Self.retriesLabel, factory: factory)
-        requeued = Counter(label: Self.requeuedLabel, factory: factory)
-        sendSeconds = Timer(label: Self.sendSecondsLabel, factory: factory)
+        apns = PlatformMetrics(.apns, factory: factory)
+        fcm = PlatformMetrics(.fcm, factory: factory)
     }
 
-    /// Counts a finished job.
-    func record(_ outcome: JobOutcome) {
+    private func metrics(_ platform: PushPlatform) -> PlatformMetrics {
+        switch platform {
+        case .apns: apns
+        case .fcm: fcm
+        }
+    }
+
+    /// Counts a finished job of `platform`.
+    func record(_ outcome: JobOutcome, platform: PushPlatform) {
         switch outcome {
-        case .sent: sent.increment()
-        case .retry: requeued.increment()
-        case .failed(let reason), .unregistered(let reason): failed(reason)
-        case .expired: failed("Expired")
+        case .sent: metrics(platform).sent.increment()
+        case .retry: metrics(platform).requeued.increment()
+        case .failed(let reason), .unregistered(let reason): failed(reason, platform: platform)
+        case .expired: failed("Expired", platform: platform)
+        }
+    }
+
+    /// Counts jobs the expiry sweep ended, by platform.
+    func recordExpired(_ counts: [PushPlatform: Int]) {
+        for (platform, count) in counts where count > 0 {
+            failedCounter("Expired", platform: platform).increment(by: Int64(count))
         }
     }
 
     /// Counts one send's requests and its transient failures, by reason.
     func record(_ delivery: ProviderDelivery, platform: PushPlatform) {
-        if delivery.requests > 0 {
-            (platform == .fcm ? fcmRequests : requests).increment(by: Int64(delivery.requests))
-        }
-        guard !delivery.transientReasons.isEmpty else { return }
-        retries.increment(by: Int64(delivery.transientReasons.count))
+        if delivery.requests > 0 { metrics(platform).requests.increment(by: Int64(delivery.requests)) }
         var byReason: [String: Int64] = [:]
         for reason in delivery.transientReasons { byReason[reason, default: 0] += 1 }
-        let label = platform == .fcm ? Self.fcmRetriesByReasonLabel : Self.retriesByReasonLabel
         for (reason, count) in byReason {
-            Counter(label: label, dimensions: [("reason", reason)], factory: factory).increment(by: count)
+            Counter(
+                label: Self.retriesLabel, dimensions: [("platform", platform.rawValue), ("reason", reason)],
+                factory: factory
+            ).increment(by: count)
         }
     }
 
-    func recordSend(_ duration: Duration) {
+    /// Records the duration of one send of `platform`.
+    func recordSend(_ duration: Duration, platform: PushPlatform) {
         let (seconds, attoseconds) = duration.components
-        sendSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        metrics(platform).sendSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    private func failed(_ reason: String) {
-        Counter(label: Self.failedLabel, dimensions: [("reason", reason)], factory: factory).increment()
+    private func failed(_ reason: String, platform: PushPlatform) {
+        failedCounter(reason, platform: platform).increment()
+    }
+
+    private func failedCounter(_ reason: String, platform: PushPlatform) -> Counter {
+        Counter(label: Self.failedLabel, dimensions: [("platform", platform.rawValue), ("reason", reason)], factory: factory)
     }
 }

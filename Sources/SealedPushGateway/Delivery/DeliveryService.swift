@@ -30,10 +30,9 @@ import ServiceLifecycle
 ///   each is sent at once. A node that dies leaves its leases to its own restart, or to their expiry, after which
 ///   another node's next claim takes those jobs over.
 /// - **Attempts**: every provider request (the client's own retries included) is counted on the job (its status'
-///   `attempts`) and in `sealedpush_gateway_apns_requests_total` or `sealedpush_gateway_fcm_requests_total`; every
-///   transient failure's reason goes to the job's last transient reason and to
-///   `sealedpush_gateway_apns_retries_total{reason}` or `sealedpush_gateway_fcm_retries_total{reason}`
-///   (``DeliveryMetrics``).
+///   `attempts`) and in `sealedpush_gateway_provider_requests_total{platform}`; every transient failure's reason
+///   goes to the job's last transient reason and to `sealedpush_gateway_retries_total{platform,reason}`
+///   (``DeliveryMetrics``: every delivery metric is labelled by platform).
 /// - **Clients**: APNs, one per app and environment, built on first use from the app's `.p8` key, key id and team;
 ///   FCM, one per app, from its service-account file and project (``FCMProvider``).
 /// - **Outcomes**: sent with the provider's id (`apns-id`, FCM message name); `Unregistered`/`BadDeviceToken`/
@@ -204,9 +203,10 @@ public final class DeliveryService: Service, Sendable {
                     nextSweep = clock.now.advanced(by: configuration.expirySweepInterval)
                     do {
                         let expired = try await store.expireOverdue(now: configuration.now())
-                        if expired > 0 {
-                            for _ in 0..<expired { metrics.record(.expired) }
-                            logger.info("expired jobs", metadata: ["count": "\(expired)"])
+                        let count = expired.values.reduce(0, +)
+                        if count > 0 {
+                            metrics.recordExpired(expired)
+                            logger.info("expired jobs", metadata: ["count": "\(count)"])
                         }
                     } catch {
                         logger.warning("expiry sweep failed", metadata: ["error": "\(error)"])
@@ -314,7 +314,7 @@ public final class DeliveryService: Service, Sendable {
         }
         let started = ContinuousClock.now
         let delivery = await provider.deliver(job, app: app)
-        metrics.recordSend(started.duration(to: .now))
+        metrics.recordSend(started.duration(to: .now), platform: platform)
         metrics.record(delivery, platform: platform)
         if delivery.possibleDuplicate {
             jobLogger.debug("sent again after an ambiguous failure (same body and ids)")
@@ -361,7 +361,7 @@ public final class DeliveryService: Service, Sendable {
             logger.notice("lease lost before the job was finished", metadata: ["outcome": "\(outcome)"])
             return
         }
-        metrics.record(outcome)
+        metrics.record(outcome, platform: job.address.platform)
         switch outcome {
         case .sent, .expired: break
         case .retry(let reason, let notBefore):

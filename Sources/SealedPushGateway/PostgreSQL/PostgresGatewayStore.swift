@@ -544,17 +544,28 @@ public final class PostgresGatewayStore: GatewayStore {
         return try await run("finishing job \(jobID)", body)
     }
 
-    public func expireOverdue(now: Date) async throws -> Int {
+    public func expireOverdue(now: Date) async throws -> [PushPlatform: Int] {
         let now = Millis.from(now)
         return try await run("expiring jobs") { connection, logger in
-            try await Self.count(
-                connection.query(
-                    """
+            let rows = try await connection.query(
+                """
+                WITH expired AS (
                     UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
                     WHERE (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= \(now)))
                       AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= \(now))
-                    RETURNING 1
-                    """, logger: logger))
+                    RETURNING app_id, device_id)
+                SELECT d.platform, COUNT(*) FROM expired e
+                JOIN devices d ON d.app_id = e.app_id AND d.device_id = e.device_id
+                GROUP BY d.platform
+                """, logger: logger)
+            var expired: [PushPlatform: Int] = [:]
+            for try await (name, count) in rows.decode((String, Int64).self) {
+                guard let platform = PushPlatform(rawValue: name) else {
+                    throw GatewayStoreError(.database, "a device's platform '\(name)' is neither apns nor fcm")
+                }
+                expired[platform] = Int(count)
+            }
+            return expired
         }
     }
 

@@ -470,9 +470,28 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
-    public func expireOverdue(now: Date) async throws -> Int {
+    public func expireOverdue(now: Date) async throws -> [PushPlatform: Int] {
         let nowMillis = Millis.from(now)
         return try await write("expiring jobs") { db in
+            // Counted first, in the same write transaction: nothing changes between the two statements.
+            var expired: [PushPlatform: Int] = [:]
+            let counts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.platform AS platform, COUNT(*) AS count FROM jobs j
+                    JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
+                    WHERE (j.state = 'queued' OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
+                      AND j.notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
+                    GROUP BY d.platform
+                    """,
+                arguments: [nowMillis, nowMillis])
+            for row in counts {
+                let name: String = row["platform"]
+                guard let platform = PushPlatform(rawValue: name) else {
+                    throw GatewayStoreError(.database, "a device's platform '\(name)' is neither apns nor fcm")
+                }
+                expired[platform] = row["count"]
+            }
             try db.execute(
                 sql: """
                     UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
@@ -480,7 +499,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                       AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
                     """,
                 arguments: [nowMillis, nowMillis, nowMillis])
-            return db.changesCount
+            return expired
         }
     }
 

@@ -129,8 +129,10 @@ public protocol GatewayStore: Sendable {
     ) async throws -> Bool
 
     /// Moves waiting jobs (and claimed ones whose lease expired) of notifications past their expiry to
-    /// `expired`; returns how many.
-    func expireOverdue(now: Date) async throws -> Int
+    /// `expired`.
+    /// - Returns: How many, by the platform of each job's device (platforms with none are absent). Every open job
+    ///   has its device: removing a device ends its open jobs in the same transaction.
+    func expireOverdue(now: Date) async throws -> [PushPlatform: Int]
 
     /// Deletes notifications that expired before `cutoff`, with their jobs (sealed bodies), statuses and idempotency
     /// keys: the retention limit, so the database does not grow without end. Oldest first, at most `limit` per call.

@@ -8,8 +8,11 @@ import Prometheus
 /// `MetricsSystem` with a Prometheus factory once; tests pass their own registry to ``init(registry:)`` instead
 /// (the global bootstrap can happen only once per process).
 ///
-/// No label carries content, device tokens or keys: the labels are `reason` (the provider's reason) on
-/// `sealedpush_gateway_failed_total`, and the app id and limit on `sealedpush_gateway_rate_limited_total`.
+/// No label carries content, device tokens or keys: the labels are `platform` (`apns`, `fcm`) on every delivery
+/// metric, `reason` (the provider's or the gateway's) on `sealedpush_gateway_failed_total` and
+/// `sealedpush_gateway_retries_total`, and the app id and limit on `sealedpush_gateway_rate_limited_total`. The
+/// delivery worker creates its metrics (one series per platform) when it starts; a series family is either
+/// labelled or not, so nothing here creates an unlabelled one under a delivery name.
 public struct GatewayMetrics: Sendable {
     /// The metric names shared by the HTTP API and the delivery worker.
     public enum Name {
@@ -17,17 +20,24 @@ public struct GatewayMetrics: Sendable {
         public static let accepted = "sealedpush_gateway_accepted_total"
         /// Bodies sealed (one per device of an accepted notification). Counter.
         public static let sealed = "sealedpush_gateway_sealed_total"
-        /// Jobs APNs accepted (`200`). Counter.
+        /// Jobs the provider accepted, with dimension `platform`. Counter.
         public static let sent = "sealedpush_gateway_sent_total"
-        /// Jobs that ended failed, with dimension `reason` (APNs's reason or the gateway's). Counter.
+        /// Jobs that ended failed, with dimensions `platform` and `reason` (the provider's reason or the
+        /// gateway's). Counter.
         public static let failed = "sealedpush_gateway_failed_total"
-        /// Sends retried. Counter.
+        /// Provider requests that failed transiently, with dimensions `platform` and `reason`. Counter.
         public static let retries = "sealedpush_gateway_retries_total"
+        /// Every request made to a provider (the clients' own retries included), with dimension `platform`.
+        /// Counter.
+        public static let providerRequests = "sealedpush_gateway_provider_requests_total"
+        /// Jobs put back for a later claim, with dimension `platform`. Counter.
+        public static let requeued = "sealedpush_gateway_requeued_total"
         /// Jobs queued or claimed, refreshed from the store on each scrape. Gauge.
         public static let queueDepth = "sealedpush_gateway_queue_depth"
         /// Time to seal one body. Timer.
         public static let sealSeconds = "sealedpush_gateway_seal_seconds"
-        /// Time of one send to APNs. Timer.
+        /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
+        /// Timer.
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
         /// Attachment plaintext bytes encrypted into the blob store (once per notification). Counter.
         public static let attachmentBytes = "sealedpush_gateway_attachment_bytes_total"
@@ -41,16 +51,10 @@ public struct GatewayMetrics: Sendable {
     public let accepted: CoreMetrics.Counter
     /// Bodies sealed.
     public let sealed: CoreMetrics.Counter
-    /// Jobs sent.
-    public let sent: CoreMetrics.Counter
-    /// Sends retried.
-    public let retries: CoreMetrics.Counter
     /// Outstanding jobs.
     public let queueDepth: CoreMetrics.Gauge
     /// Seal latency.
     public let sealSeconds: CoreMetrics.Timer
-    /// Send latency.
-    public let sendSeconds: CoreMetrics.Timer
     /// Attachment bytes encrypted.
     public let attachmentBytes: CoreMetrics.Counter
     private let exposition: @Sendable () -> [UInt8]
@@ -64,11 +68,8 @@ public struct GatewayMetrics: Sendable {
         self.exposition = exposition
         accepted = CoreMetrics.Counter(label: Name.accepted, factory: factory)
         sealed = CoreMetrics.Counter(label: Name.sealed, factory: factory)
-        sent = CoreMetrics.Counter(label: Name.sent, factory: factory)
-        retries = CoreMetrics.Counter(label: Name.retries, factory: factory)
         queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
         sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
-        sendSeconds = CoreMetrics.Timer(label: Name.sendSeconds, factory: factory)
         attachmentBytes = CoreMetrics.Counter(label: Name.attachmentBytes, factory: factory)
     }
 
@@ -94,12 +95,6 @@ public struct GatewayMetrics: Sendable {
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
         ]
         return factory
-    }
-
-    /// The failure counter for one reason (`BadDeviceToken`, `TooManyRequests`, …).
-    /// - Parameter reason: APNs's reason or the gateway's; never content, tokens or keys.
-    public func failed(reason: String) -> CoreMetrics.Counter {
-        CoreMetrics.Counter(label: Name.failed, dimensions: [("reason", reason)], factory: factory)
     }
 
     /// The Prometheus text exposition of every metric in the factory.

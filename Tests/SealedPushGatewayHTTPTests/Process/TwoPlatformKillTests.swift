@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushAPNsEmulator
 import SealedPushClient
 import SealedPushCore
 import SealedPushFCMEmulator
@@ -25,39 +26,8 @@ struct TwoPlatformKillTests {
         let total = 10_000
         let perPlatform = 20
         let maxConcurrentSends = 64
-        let setup = try await GatewayWithEmulator.start {
-            $0.recordedNotificationsPerToken = 1_000
-            $0.recordedNotificationsLimit = 50_000
-        }
-        defer { Task { await setup.stop() } }
-
-        // FCM: an emulator trusting a fresh service account; the app gets it through the operator command.
-        let accountPath = setup.directory.appendingPathComponent("fcm-account.json").path
-        let publicKey = try FCMServiceAccount.writeTestAccount(
-            to: accountPath, projectID: Self.project, tokenURI: "https://127.0.0.1:1/token")
-        var fcmConfiguration = FCMEmulatorConfiguration(accounts: [
-            .init(clientEmail: "sealedpush@\(Self.project).iam.gserviceaccount.com", publicKeyPEM: publicKey, projectID: Self.project)
-        ])
-        fcmConfiguration.recordedMessagesLimit = 50_000
-        let fcm = try FCMEmulator(configuration: fcmConfiguration)
-        try await fcm.start()
-        defer { Task { await fcm.stop() } }
-        var account = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: accountPath))) as! [String: Any]
-        account["token_uri"] = fcm.tokenURI
-        try FileManager.default.removeItem(atPath: accountPath)
-        FileManager.default.createFile(
-            atPath: accountPath, contents: try JSONSerialization.data(withJSONObject: account), attributes: [.posixPermissions: 0o600])
-        let fcmTrust = setup.directory.appendingPathComponent("fcm.pem").path
-        try Data(fcm.certificatePEM.utf8).write(to: URL(fileURLWithPath: fcmTrust))
-        let setFCM = try GatewayExecutableTests.run([
-            "app", "set-fcm", "--config", setup.configPath, "--app-id", GatewayWithEmulator.appID,
-            "--service-account", accountPath, "--android-app-id", Self.androidApp,
-        ])
-        #expect(setFCM.status == 0, "\(setFCM.stderr)")
-        var environment = setup.environment
-        environment["SEALEDPUSH_GATEWAY_FCM_URL"] = "https://127.0.0.1:\(fcm.port)"
-        environment["SEALEDPUSH_GATEWAY_FCM_TRUST"] = fcmTrust
-
+        let (setup, fcm, environment) = try await Self.startBothEmulators(fcmFaults: .none)
+        defer { Task { await setup.stop(); await fcm.stop() } }
         try setup.setDelivery([
             "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15,
             "maxConcurrentSends": maxConcurrentSends,
@@ -69,16 +39,7 @@ struct TwoPlatformKillTests {
         var androids: [DeviceKeyRing] = []
         for number in 0..<perPlatform {
             iphones.append(try await setup.register(number, client: first))
-            let ring = SealedPushClientRing.fresh()
-            var body = GatewayTestServer.deviceBody(ring.registration())
-            body["apnsToken"] = nil
-            body["environment"] = nil
-            body["platform"] = "fcm"
-            body["fcmToken"] = Self.fcmToken(number)
-            let answer = try await first.send(
-                "PUT", "/v1/apps/\(GatewayWithEmulator.appID)/devices/android-\(number)", key: setup.apiKey, json: body)
-            #expect(answer.status == 201, "\(answer.text)")
-            androids.append(ring)
+            androids.append(try await Self.registerAndroid(number, setup: setup, client: first))
         }
         // Notification i goes to an iPhone when i is even, to an Android phone when odd.
         @Sendable func device(_ index: Int) -> String {
@@ -170,5 +131,159 @@ struct TwoPlatformKillTests {
             "kill -9 on two platforms: \(total) notifications; killed with \(acceptedAtKill.apns) accepted by APNs and "
                 + "\(acceptedAtKill.fcm) by FCM; duplicates \(apnsDuplicates) (APNs) + \(fcmDuplicates) (FCM), limit "
                 + "\(maxConcurrentSends), each an identical copy")
+    }
+
+    /// 10 % faults at FCM (429 with `Retry-After`, 500, 503, connection resets) through the real
+    /// `sealed-push-gateway serve`: every Android notification reaches FCM and opens to its own content, resends are
+    /// identical copies, and `/metrics` counts FCM's requests, faults and sends under `platform="fcm"` (the APNs side
+    /// of the same process stays at zero retries).
+    @Test func fcmFaultsLoseNothingThroughTheServeBinary() async throws {
+        let total = 1_000
+        let phones = 20
+        // A reset drops every request in flight on the connection (up to 32 here), not just one: 1 % of them is
+        // already a storm of lost connections.
+        let faults = EmulatorFaultPlan(random: [
+            .init(.status(429, reason: "QUOTA_EXCEEDED"), probability: 0.03),
+            .init(.status(500, reason: "INTERNAL"), probability: 0.03),
+            .init(.status(503, reason: "UNAVAILABLE"), probability: 0.03),
+            .init(.connectionReset, probability: 0.01),
+        ])
+        let (setup, fcm, environment) = try await Self.startBothEmulators(fcmFaults: faults)
+        defer { Task { await setup.stop(); await fcm.stop() } }
+        try setup.setDelivery([
+            "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15, "maxConcurrentSends": 32,
+        ])
+        let logPath = setup.directory.appendingPathComponent("serve.log").path
+        let gateway = try await GatewayProcess.start(config: setup.configPath, environment: environment, logPath: logPath)
+        let client = HTTPTestClient(port: gateway.port)
+        var androids: [DeviceKeyRing] = []
+        for number in 0..<phones {
+            androids.append(try await Self.registerAndroid(number, setup: setup, client: client))
+        }
+        _ = try await setup.register(0, client: client)
+
+        let started = ContinuousClock.now
+        let backend = RetryingBackend(first: client)
+        try await backend.start(total: total, path: "/v1/apps/\(GatewayWithEmulator.appID)/notifications", key: setup.apiKey) {
+            ["devices": ["android-\($0 % phones)"], "content": ["body": "fault test \($0)"]]
+        }.value
+        // One notification to the iPhone too: the APNs series of the same process must exist and show no retries.
+        let toIPhone = try await client.send(
+            "POST", "/v1/apps/\(GatewayWithEmulator.appID)/notifications", key: setup.apiKey,
+            json: ["devices": ["device-0"], "content": ["body": "to the iPhone"]])
+        #expect(toIPhone.status == 202, "\(toIPhone.text)")
+        #expect(backend.acknowledged.withLock { $0.count } == total)
+        let acceptedIn = started.duration(to: .now)
+
+        let recorder = fcm.recorder
+        let doneBy = ContinuousClock.now.advanced(by: .seconds(180))
+        var metrics = ""
+        while ContinuousClock.now < doneBy {
+            metrics = try await client.send("GET", "/metrics").text
+            if OperationsTests.sum("sealedpush_gateway_sent_total", in: metrics) >= Double(total + 1) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let deliveredIn = started.duration(to: .now)
+        func series(_ name: String, _ platform: String) -> Double {
+            Self.sample(name, labels: ["platform": platform], in: metrics)
+        }
+        #expect(series("sealedpush_gateway_sent_total", "fcm") == Double(total), "log:\n\(GatewayProcess.tail(logPath))")
+        #expect(series("sealedpush_gateway_sent_total", "apns") == 1)
+        #expect(series("sealedpush_gateway_retries_total", "apns") == 0)
+        let injected = recorder.faultsInjected.values.reduce(0, +)
+        #expect(injected > 0, "no fault was injected: the test proves nothing")
+        // Every injected fault is one failed request the gateway saw (a reset may fail other requests in flight too).
+        #expect(series("sealedpush_gateway_retries_total", "fcm") >= Double(injected))
+        #expect(series("sealedpush_gateway_provider_requests_total", "fcm") >= Double(recorder.totalRequests))
+        #expect(try await gateway.terminate() == 0)
+
+        var opened: [Int: Int] = [:]
+        let now = UInt64(Date().timeIntervalSince1970)
+        for number in 0..<phones {
+            let opener = try EnvelopeOpener(
+                keyRing: androids[number], serverPublicKeys: [setup.identity.publicKey], topic: Self.androidApp)
+            var copies: [Int: Set<String>] = [:]
+            for message in recorder.messages(for: Self.fcmToken(number)) {
+                let text = try #require(message.data["sp"])
+                let body = try opener.open(envelope: try Base64URL.decode(text), now: now).content.body ?? ""
+                let index = try #require(Int(body.dropFirst("fault test ".count)))
+                #expect(index % phones == number)
+                opened[index, default: 0] += 1
+                copies[index, default: []].insert(text)
+            }
+            #expect(copies.values.allSatisfy { $0.count == 1 }, "a resend was not an identical copy")
+        }
+        #expect(Set(opened.keys) == Set(0..<total), "\(Set(0..<total).subtracting(opened.keys).count) notifications never reached FCM")
+        #expect(setup.emulator.recorder.notifications(for: GatewayWithEmulator.token(0)).count == 1)
+        print(
+            "10 % FCM faults through serve: \(total) notifications (API accepted all in \(acceptedIn), delivered in "
+                + "\(deliveredIn)), \(injected) faults injected, "
+                + "\(recorder.totalRequests) FCM requests, \(recorder.duplicateAcceptances) duplicate acceptances, none lost; "
+                + "the gateway's retries: "
+                + metrics.split(separator: "\n").filter { $0.hasPrefix("sealedpush_gateway_retries_total{") }.joined(separator: ", "))
+    }
+
+    /// The APNs emulator and the gateway's files (`GatewayWithEmulator`), plus an FCM emulator trusting a fresh
+    /// service account that `app set-fcm` gives the app; returns the environment that points `serve` at both.
+    static func startBothEmulators(
+        fcmFaults: EmulatorFaultPlan
+    ) async throws -> (GatewayWithEmulator, FCMEmulator, [String: String]) {
+        let setup = try await GatewayWithEmulator.start {
+            $0.recordedNotificationsPerToken = 1_000
+            $0.recordedNotificationsLimit = 50_000
+        }
+        do {
+            let accountPath = setup.directory.appendingPathComponent("fcm-account.json").path
+            let fcm = try await FCMEmulator.startTrustingNewAccount(writingAccountTo: accountPath, projectID: project) {
+                $0.recordedMessagesLimit = 50_000
+                $0.faults = fcmFaults
+            }
+            do {
+                let fcmTrust = setup.directory.appendingPathComponent("fcm.pem").path
+                try Data(fcm.certificatePEM.utf8).write(to: URL(fileURLWithPath: fcmTrust))
+                let setFCM = try GatewayExecutableTests.run([
+                    "app", "set-fcm", "--config", setup.configPath, "--app-id", GatewayWithEmulator.appID,
+                    "--service-account", accountPath, "--android-app-id", androidApp,
+                ])
+                #expect(setFCM.status == 0, "\(setFCM.stderr)")
+                var environment = setup.environment
+                environment["SEALEDPUSH_GATEWAY_FCM_URL"] = "https://127.0.0.1:\(fcm.port)"
+                environment["SEALEDPUSH_GATEWAY_FCM_TRUST"] = fcmTrust
+                return (setup, fcm, environment)
+            } catch {
+                await fcm.stop()
+                throw error
+            }
+        } catch {
+            await setup.stop()
+            throw error
+        }
+    }
+
+    /// Registers Android phone `number` (`android-NUMBER`, FCM token `fcmToken(number)`) with a fresh key ring.
+    static func registerAndroid(_ number: Int, setup: GatewayWithEmulator, client: HTTPTestClient) async throws -> DeviceKeyRing {
+        let ring = SealedPushClientRing.fresh()
+        var body = GatewayTestServer.deviceBody(ring.registration())
+        body["apnsToken"] = nil
+        body["environment"] = nil
+        body["platform"] = "fcm"
+        body["fcmToken"] = fcmToken(number)
+        let answer = try await client.send(
+            "PUT", "/v1/apps/\(GatewayWithEmulator.appID)/devices/android-\(number)", key: setup.apiKey, json: body)
+        #expect(answer.status == 201, "\(answer.text)")
+        return ring
+    }
+
+    /// The value of the sample of `name` whose labels include `labels`, summed over its other labels; 0 when none.
+    static func sample(_ name: String, labels: [String: String], in text: String) -> Double {
+        var total = 0.0
+        for line in text.split(separator: "\n") where line.hasPrefix(name + "{") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2 else { continue }
+            let series = String(parts[0])
+            let matches = labels.allSatisfy { series.contains("\($0.key)=\"\($0.value)\"") }
+            if matches { total += Double(parts[1]) ?? 0 }
+        }
+        return total
     }
 }

@@ -65,7 +65,7 @@ struct SlowPingStore: GatewayStore {
         try await inner.finish(
             jobID: jobID, owner: owner, outcome: outcome, requests: requests, transientReason: transientReason, now: now)
     }
-    func expireOverdue(now: Date) async throws -> Int { try await inner.expireOverdue(now: now) }
+    func expireOverdue(now: Date) async throws -> [PushPlatform: Int] { try await inner.expireOverdue(now: now) }
     func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
         try await inner.purgeExpired(before: cutoff, limit: limit)
     }

@@ -59,7 +59,7 @@ enum DeliveryContract {
             }
             #expect(metrics.counterTotal(label: "sealedpush_gateway_sent_total") == Int64(expectedCount))
             #expect(metrics.counters(label: "sealedpush_gateway_failed_total").isEmpty)
-            #expect(try metrics.expectTimer("sealedpush_gateway_send_seconds").values.count == expectedCount)
+            #expect(try metrics.expectTimer("sealedpush_gateway_send_seconds", [("platform", "apns")]).values.count == expectedCount)
         }
     }
 
@@ -99,7 +99,7 @@ enum DeliveryContract {
                     #expect(device?.unregisteredAt != nil, "\(id) is not marked unregistered")
                 }
                 #expect(try await store.device(appID: DeliveryFixture.appID, deviceID: "device-0")?.unregisteredAt == nil)
-                #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("reason", "Unregistered")]) == 1)
+                #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("platform", "apns"), ("reason", "Unregistered")]) == 1)
                 #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("reason", "BadDeviceToken")]) == 1)
 
                 // The webhook: one signed event per device, ids and reason only.
@@ -167,7 +167,7 @@ enum DeliveryContract {
                 #expect(delivery.attempts == 0)
             }
             for delivery in try await fixture.deliveries(live.id).values { #expect(delivery.state == .sent) }
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("reason", "Expired")]) == 3)
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("platform", "apns"), ("reason", "Expired")]) == 3)
         }
     }
 
@@ -398,11 +398,11 @@ enum DeliveryContract {
             #expect(fixture.emulator.recorder.totalRequests == 6)
             #expect(delivery.attempts == 6)
             #expect(delivery.lastTransientReason == "ServiceUnavailable")
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_apns_requests_total") == 6)
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_provider_requests_total", dimensions: [("platform", "apns")]) == 6)
             #expect(metrics.counterTotal(label: "sealedpush_gateway_retries_total") == 6)
             #expect(
                 metrics.counterTotal(
-                    label: "sealedpush_gateway_apns_retries_total", dimensions: [("reason", "ServiceUnavailable")]) == 6)
+                    label: "sealedpush_gateway_retries_total", dimensions: [("platform", "apns"), ("reason", "ServiceUnavailable")]) == 6)
             #expect(metrics.counterTotal(label: "sealedpush_gateway_requeued_total") == 2)
             #expect(metrics.counterTotal(label: "sealedpush_gateway_failed_total", dimensions: [("reason", "ServiceUnavailable")]) == 1)
         }

@@ -89,8 +89,8 @@ enum NodeAndRetryDeliveryContract {
     }
 
     /// The emulator answers 429, 500 and 503 at random: every request it counted is in the jobs' `attempts` and in
-    /// `sealedpush_gateway_apns_requests_total`, and every injected fault in `sealedpush_gateway_retries_total`
-    /// and, by reason, in `sealedpush_gateway_apns_retries_total`.
+    /// `sealedpush_gateway_provider_requests_total{platform="apns"}`, and every injected fault, by reason, in
+    /// `sealedpush_gateway_retries_total{platform="apns",reason}`.
     static func everyAPNsRequestIsCounted(_ harness: any StoreHarness) async throws {
         let faults = EmulatorFaultPlan(
             random: [
@@ -124,12 +124,12 @@ enum NodeAndRetryDeliveryContract {
             #expect(faultCount > 0)
             #expect(recorder.totalRequests == notifications.count * devices.count + faultCount)
             #expect(attempts == recorder.totalRequests)
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_apns_requests_total") == Int64(recorder.totalRequests))
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_provider_requests_total", dimensions: [("platform", "apns")]) == Int64(recorder.totalRequests))
             #expect(metrics.counterTotal(label: "sealedpush_gateway_retries_total") == Int64(faultCount))
             for reason in ["TooManyRequests", "InternalServerError", "ServiceUnavailable"] {
                 let fault = injected.first { $0.key.hasSuffix(" " + reason) }?.value ?? 0
                 #expect(
-                    metrics.counterTotal(label: "sealedpush_gateway_apns_retries_total", dimensions: [("reason", reason)])
+                    metrics.counterTotal(label: "sealedpush_gateway_retries_total", dimensions: [("platform", "apns"), ("reason", reason)])
                         == Int64(fault), "\(reason)")
             }
             #expect(withTransientReason > 0)

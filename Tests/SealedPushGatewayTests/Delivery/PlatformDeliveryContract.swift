@@ -26,22 +26,12 @@ enum PlatformDeliveryContract {
             -> FCMSide
         {
             let accountPath = directory.appendingPathComponent("fcm-service-account.json").path
-            let publicKey = try FCMServiceAccount.writeTestAccount(
-                to: accountPath, projectID: project, tokenURI: "https://127.0.0.1:1/token")
-            var configuration = FCMEmulatorConfiguration(accounts: [
-                .init(clientEmail: "sealedpush@\(project).iam.gserviceaccount.com", publicKeyPEM: publicKey, projectID: project)
-            ])
-            configuration.retryAfterSeconds = 0
-            configure(&configuration)
-            let emulator = try FCMEmulator(configuration: configuration, logger: DeliveryFixture.quietLogger("fcm-emulator"))
-            try await emulator.start()
-            // The token URI's port is known only now: the same account, its token_uri rewritten (still 0600).
-            var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: accountPath))) as! [String: Any]
-            object["token_uri"] = emulator.tokenURI
-            try FileManager.default.removeItem(atPath: accountPath)
-            FileManager.default.createFile(
-                atPath: accountPath, contents: try JSONSerialization.data(withJSONObject: object),
-                attributes: [.posixPermissions: 0o600])
+            let emulator = try await FCMEmulator.startTrustingNewAccount(
+                writingAccountTo: accountPath, projectID: project, logger: DeliveryFixture.quietLogger("fcm-emulator")
+            ) { configuration in
+                configuration.retryAfterSeconds = 0
+                configure(&configuration)
+            }
             return FCMSide(emulator: emulator, accountPath: accountPath)
         }
 
@@ -145,8 +135,13 @@ enum PlatformDeliveryContract {
             #expect(deliveries[iphones[0]]?.state == .sent)
             #expect(deliveries["android-0"]?.state == .sent)
             #expect(deliveries["android-0"]?.apnsID?.hasPrefix("projects/\(project)/messages/") == true)
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_fcm_requests_total") == 1)
-            #expect(metrics.counterTotal(label: "sealedpush_gateway_apns_requests_total") == 1)
+            // The same metrics for both, labelled by platform.
+            for platform in ["apns", "fcm"] {
+                let labels = [("platform", platform)]
+                #expect(metrics.counterTotal(label: "sealedpush_gateway_provider_requests_total", dimensions: labels) == 1)
+                #expect(metrics.counterTotal(label: "sealedpush_gateway_sent_total", dimensions: labels) == 1)
+                #expect(try metrics.expectTimer("sealedpush_gateway_send_seconds", labels).values.count == 1)
+            }
         }
     }
 
@@ -177,13 +172,31 @@ enum PlatformDeliveryContract {
             }
             var configuration = fixture.configuration()
             fcm.configure(&configuration)
+            let metrics = TestMetrics()
             let service = try DeliveryService(
                 store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("delivery"),
-                metricsFactory: TestMetrics())
+                metricsFactory: metrics)
             let store = fixture.store
             #expect(try await runServices([service]) { try await store.queueIsEmpty() })
 
             let recorder = fcm.emulator.recorder
+            // Every FCM request and every fault is counted under platform "fcm", the faults by FCM's reason: each
+            // request either succeeded (a job sent) or failed transiently (a retry), and every fault the emulator
+            // injected failed at least its own request (a reset also fails the other requests in flight on that
+            // connection, some of which the emulator never read).
+            let fcmLabel = [("platform", "fcm")]
+            let requests = metrics.counterTotal(label: "sealedpush_gateway_provider_requests_total", dimensions: fcmLabel)
+            let retries = metrics.counterTotal(label: "sealedpush_gateway_retries_total", dimensions: fcmLabel)
+            let sent = metrics.counterTotal(label: "sealedpush_gateway_sent_total", dimensions: fcmLabel)
+            #expect(sent == Int64(envelopes.count))
+            #expect(requests == sent + retries)
+            #expect(requests >= Int64(recorder.totalRequests))
+            #expect(retries >= Int64(recorder.faultsInjected.values.reduce(0, +)))
+            for reason in ["quotaExceeded", "internal", "unavailable"] {
+                let counted = metrics.counterTotal(label: "sealedpush_gateway_retries_total", dimensions: fcmLabel + [("reason", reason)])
+                #expect(counted > 0, "no \(reason) retry counted")
+            }
+            #expect(metrics.counterTotal(label: "sealedpush_gateway_retries_total", dimensions: [("platform", "apns")]) == 0)
             let accepted = Set(recorder.allMessages.compactMap { $0.data["sp"] })
             #expect(accepted == envelopes, "\(envelopes.subtracting(accepted).count) envelopes never reached FCM")
             #expect(recorder.totalAccepted - recorder.duplicateAcceptances == envelopes.count)
@@ -203,11 +216,14 @@ enum PlatformDeliveryContract {
             _ = try await fixture.store.enqueue(notification)
             var configuration = fixture.configuration()
             fcm.configure(&configuration)
+            let metrics = TestMetrics()
             let service = try DeliveryService(
                 store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("delivery"),
-                metricsFactory: TestMetrics())
+                metricsFactory: metrics)
             let store = fixture.store
             #expect(try await runServices([service]) { try await store.queueIsEmpty() })
+            #expect(metrics.counterTotal(
+                label: "sealedpush_gateway_failed_total", dimensions: [("platform", "fcm"), ("reason", "unregistered")]) == 1)
             let deliveries = try await fixture.deliveries(notification.id)
             #expect(deliveries["android-0"]?.state == .unregistered)
             #expect(deliveries["android-0"]?.reason == "unregistered")
