@@ -6,7 +6,6 @@ enum FCMMessageValidator {
     /// The largest request body read (a message is at most a few KB).
     static let maximumBodyBytes = 64 * 1024
     /// Registration token characters.
-    static let tokenAlphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_:.".utf8)
     static let messageMembers: Set<String> = [
         "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition",
     ]
@@ -20,11 +19,8 @@ enum FCMMessageValidator {
         case rejected(status: Int, body: [UInt8])
     }
 
-    /// Whether a token is well-formed: 20 to 4,096 characters of `A–Z a–z 0–9 - _ : .`.
-    static func isWellFormed(token: String) -> Bool {
-        let bytes = token.utf8
-        return bytes.count >= 20 && bytes.count <= 4096 && bytes.allSatisfy { tokenAlphabet.contains($0) }
-    }
+    /// Whether a token is well-formed: the rule the gateway applies at registration, ``FCMRegistrationToken``.
+    static func isWellFormed(token: String) -> Bool { FCMRegistrationToken.isWellFormed(token) }
 
     /// Why FCM refuses a data key, or nil.
     static func isReserved(dataKey key: String) -> Bool {

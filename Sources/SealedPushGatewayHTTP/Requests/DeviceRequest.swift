@@ -56,10 +56,9 @@ struct DeviceRequest {
                 throw GatewayAPIError.invalid("\(name) belongs to an apns device; an fcm device sends fcmToken", field: name)
             }
             let token = try Self.required(fields, "fcmToken", platform: platform)
-            guard Self.isFCMToken(token) else {
+            guard FCMRegistrationToken.isWellFormed(token) else {
                 throw GatewayAPIError.invalid(
-                    "fcmToken must be 20 to \(Self.maxFCMTokenBytes) of A-Z a-z 0-9 - _ : (an FCM registration token)",
-                    field: "fcmToken")
+                    "fcmToken must be \(FCMRegistrationToken.ruleDescription) (an FCM registration token)", field: "fcmToken")
             }
             address = .fcm(token: token)
         }
@@ -80,19 +79,6 @@ struct DeviceRequest {
             throw GatewayAPIError.invalid("\(name) is required for a \(platform.rawValue) device", field: name)
         }
         return value
-    }
-
-    /// The longest FCM registration token accepted (FCM's are about 160 characters today; they may grow).
-    static let maxFCMTokenBytes = 4_096
-
-    /// Whether a text has an FCM registration token's shape (the emulator's rule, `FCMMessageValidator`).
-    static func isFCMToken(_ token: String) -> Bool {
-        let bytes = token.utf8
-        return (20...maxFCMTokenBytes).contains(bytes.count)
-            && bytes.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
-            }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
