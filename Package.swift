@@ -194,6 +194,8 @@ let package = Package(
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushAPNs",  // the delivery section's endpoints and client settings
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),  // HTTPS: a TLS child channel per connection
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),  // SIGHUP reloads the certificate
                 // Attachments the gateway fetches from a backend's URL (HTTP/1.1, TLS).
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -339,6 +341,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // HTTPS: a TLS connection kept open across a certificate reload.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

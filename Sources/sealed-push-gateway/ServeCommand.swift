@@ -53,6 +53,12 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("allowPlainHTTP is set: the webhook URL may be plain http://")
         }
 
+        // HTTPS: the certificate and key are checked before anything else starts (a bad pair stops here).
+        let tls = try configuration.tls.map { try GatewayTLSContext(settings: $0) }
+        if let tls {
+            logger.info("serving HTTPS; SIGHUP reloads the certificate", metadata: ["certificate": "\(tls.summary)"])
+        }
+
         // The process-wide metrics system: the HTTP API and the delivery worker record into one registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(GatewayMetrics.prometheusFactory(registry: registry))
@@ -64,14 +70,15 @@ struct ServeCommand: AsyncParsableCommand {
 
         let http = GatewayHTTPServer(
             configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,
-            overflow: try configuration.overflowConfiguration(), logger: logger,
+            overflow: try configuration.overflowConfiguration(), logger: logger, tls: tls,
             onListening: { port in
                 logger.info("listening", metadata: ["port": "\(port)"])
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
-        let extra = try GatewayExtraServices.make(
+        var extra = try GatewayExtraServices.make(
             store: store, delivery: delivery, configuration: configuration, logger: logger)
+        if let tls { extra.append(TLSReloadService(tls: tls, logger: logger)) }
         // Delivery takes its node id before anything listens: a second live process with the same node id stops here.
         for case let delivery as DeliveryService in extra { try await delivery.start() }
         let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)

@@ -10,6 +10,7 @@ enum ConfigurationKeyCheck {
         "": GatewayConfiguration.knownKeys,
         "overflow": GatewayConfiguration.Overflow.knownKeys,
         "delivery": GatewayDeliverySettings.knownKeys,
+        "tls": GatewayTLSSettings.knownKeys,
         "delivery.webhook": GatewayDeliverySettings.knownWebhookKeys,
         "rateLimits": RateLimits.knownKeys,
         "rateLimits.apps.*": RateLimits.Limit.knownKeys,

@@ -25,6 +25,8 @@ import SealedPushServer
 /// - `SEALEDPUSH_GATEWAY_DATABASE`: `sqlite:PATH` or `postgres://user[:password]@host[:port]/database`.
 /// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
 /// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
+/// - `SEALEDPUSH_GATEWAY_TLS_CERTIFICATE` and `SEALEDPUSH_GATEWAY_TLS_KEY`: the API's certificate chain and key
+///   files (both needed; ``GatewayTLSSettings``).
 /// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: the blob store for content by reference
 ///   and attachments (both needed); `SEALEDPUSH_GATEWAY_BLOB_LISTEN`: `host:port` where `serve` serves it.
 /// - the delivery section's variables (``GatewayDeliverySettings``): `SEALEDPUSH_GATEWAY_DELIVERY`,
@@ -118,6 +120,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var allowPlainHTTP: Bool
     /// Per-app rate limits of the send API (``RateLimits``); nil: none.
     public var rateLimits: RateLimits?
+    /// HTTPS for the API (``GatewayTLSSettings``); nil: plain HTTP, on loopback only unless ``allowPlainHTTP``.
+    public var tls: GatewayTLSSettings?
 
     /// Creates a configuration.
     public init(
@@ -135,7 +139,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -153,6 +157,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             ?? GatewayDeliverySettings()
         allowPlainHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowPlainHTTP) ?? false
         rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
+        tls = try container.decodeIfPresent(GatewayTLSSettings.self, forKey: .tls)
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -205,6 +210,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             }
             configuration.overflow?.listen = listen
         }
+        switch (value("SEALEDPUSH_GATEWAY_TLS_CERTIFICATE"), value("SEALEDPUSH_GATEWAY_TLS_KEY")) {
+        case (let certificate?, let key?): configuration.tls = GatewayTLSSettings(certificateFile: certificate, keyFile: key)
+        case (nil, nil): break
+        default:
+            throw GatewayConfigurationError("set both SEALEDPUSH_GATEWAY_TLS_CERTIFICATE and SEALEDPUSH_GATEWAY_TLS_KEY, or neither")
+        }
         try configuration.delivery.applyOverrides(value)
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         configuration.resolvePaths(against: base)
@@ -217,17 +228,19 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
         if database.hasPrefix("sqlite:") { database = "sqlite:" + resolve(String(database.dropFirst(7))) }
         if let directory = overflow?.blobDirectory { overflow?.blobDirectory = resolve(directory) }
+        tls?.resolvePaths(against: base)
         delivery.resolvePaths(against: base)
     }
 
     /// Checks the settings' forms.
     public func validate() throws {
         let (host, _) = try listenAddress()
-        guard allowPlainHTTP || Self.isLoopback(host) else {
+        guard tls != nil || allowPlainHTTP || Self.isLoopback(host) else {
             throw GatewayConfigurationError(
                 "listen \(listen) is not a loopback address and the API is plain HTTP: API keys would cross the network "
-                    + "in clear. Listen on 127.0.0.1 behind a TLS proxy, or set \"allowPlainHTTP\": true if a TLS proxy "
-                    + "or a private network already protects it")
+                    + "in clear. Give the gateway a certificate (\"tls\": {\"certificateFile\": …, \"keyFile\": …}), listen "
+                    + "on 127.0.0.1 behind a TLS proxy, or set \"allowPlainHTTP\": true if a TLS proxy or a private "
+                    + "network already protects it")
         }
         if delivery.enabled, let webhook = delivery.webhook, !allowPlainHTTP,
             !webhook.url.lowercased().hasPrefix("https://")
@@ -265,7 +278,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// Whether the plain-HTTP listener is exposed beyond loopback with ``allowPlainHTTP`` (`serve` warns then).
     public var plainHTTPBeyondLoopback: Bool {
-        guard let host = try? listenAddress().host else { return false }
+        guard tls == nil, let host = try? listenAddress().host else { return false }
         return !Self.isLoopback(host)
     }
 

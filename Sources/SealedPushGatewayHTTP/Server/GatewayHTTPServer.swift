@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import SealedPushCore
@@ -28,6 +29,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     private let fanOut: NotificationFanOut
     private let limiter: AppRateLimiter
     private let clock: @Sendable () -> Date
+    private let tls: GatewayTLSContext?
 
     /// Creates the server.
     /// - Parameters:
@@ -37,12 +39,15 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     ///   - overflow: Where over-budget content goes by reference; nil answers such content `422`.
     ///   - logger: The server's logger (never given content).
     ///   - clock: The gateway's clock (registrations' skew rule, notification times).
+    ///   - tls: The certificate to serve HTTPS with (each new connection takes its current one); nil: plain HTTP.
     ///   - onListening: Called with the bound port once the server listens (useful with port 0).
     public init(
         configuration: GatewayHTTPConfiguration, store: any GatewayStore, metrics: GatewayMetrics,
         overflow: OverflowConfiguration? = nil, logger: Logger = Logger(label: "sealed-push.gateway.http"),
-        clock: @escaping @Sendable () -> Date = { Date() }, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        clock: @escaping @Sendable () -> Date = { Date() }, tls: GatewayTLSContext? = nil,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.tls = tls
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
@@ -66,13 +71,21 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     public func run() async throws {
         let onListening = self.onListening
         let idle = configuration.idleTimeout.components
+        let http1 = HTTP1Channel.Configuration(
+            // Closes refused connections and answers malformed HTTP with the contract's Error object.
+            additionalChannelHandlers: [ConnectionGuardHandler()],
+            idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
+        let server: HTTPServerBuilder
+        if let tls {
+            server = HTTPServerBuilder { responder in
+                ReloadableTLSChannel(base: HTTP1Channel(responder: responder, configuration: http1), tls: tls)
+            }
+        } else {
+            server = .http1(configuration: http1)
+        }
         let application = Application(
             router: makeRouter(),
-            server: .http1(
-                configuration: .init(
-                    // Closes refused connections and answers malformed HTTP with the contract's Error object.
-                    additionalChannelHandlers: [ConnectionGuardHandler()],
-                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },

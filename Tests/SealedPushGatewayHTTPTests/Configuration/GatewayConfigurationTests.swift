@@ -126,4 +126,34 @@ struct GatewayConfigurationTests {
             (error as? GatewayConfigurationError)?.message.contains("delivery.webhook.url must be https") == true
         }
     }
+
+    /// Issue 17, point 10: with a `tls` section the API is HTTPS, so any address may be listened on without
+    /// `allowPlainHTTP`; its paths resolve against the file's directory; its keys are checked like the others'; the
+    /// environment gives both files or neither.
+    @Test func tlsSectionAllowsAnyAddress() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(
+            #"{"database":"sqlite:gw.sqlite","listen":"0.0.0.0:8443","tls":{"certificateFile":"tls/c.pem","keyFile":"/etc/k.pem"}}"#)
+        let configuration = try GatewayConfiguration.load(path: path, environment: [:])
+        #expect(configuration.tls?.certificateFile == directory.path + "/tls/c.pem")
+        #expect(configuration.tls?.keyFile == "/etc/k.pem")
+        #expect(!configuration.plainHTTPBeyondLoopback)
+
+        let fromEnvironment = try GatewayConfiguration.load(
+            path: try write(#"{"database":"sqlite:gw.sqlite","listen":"0.0.0.0:8443"}"#),
+            environment: ["SEALEDPUSH_GATEWAY_TLS_CERTIFICATE": "/c.pem", "SEALEDPUSH_GATEWAY_TLS_KEY": "/k.pem"])
+        #expect(fromEnvironment.tls == GatewayTLSSettings(certificateFile: "/c.pem", keyFile: "/k.pem"))
+        #expect {
+            try GatewayConfiguration.load(path: path, environment: ["SEALEDPUSH_GATEWAY_TLS_KEY": "/k.pem"])
+        } throws: { error in
+            (error as? GatewayConfigurationError)?.message.contains("SEALEDPUSH_GATEWAY_TLS_CERTIFICATE") == true
+        }
+        let misspelled = try write(#"{"database":"sqlite:gw.sqlite","tls":{"certificateFile":"c.pem","keyFiles":"k.pem"}}"#)
+        #expect {
+            try GatewayConfiguration.load(path: misspelled, environment: [:])
+        } throws: { error in
+            let message = (error as? GatewayConfigurationError)?.message ?? ""
+            return message.contains("keyFiles") && message.contains("keyFile")
+        }
+    }
 }

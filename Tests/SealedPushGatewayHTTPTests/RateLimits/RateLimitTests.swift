@@ -42,7 +42,7 @@ struct RateLimitTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         func load(_ json: String) -> String {
             let path = directory.appendingPathComponent("gateway.json").path
-            FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
             do {
                 let configuration = try GatewayConfiguration.load(path: path, environment: [:])
                 try configuration.validate()
