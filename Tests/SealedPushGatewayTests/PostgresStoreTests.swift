@@ -22,6 +22,8 @@ struct PostgresStoreTests {
     @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
     @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(PostgresHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
+    @Test func claimOrder() async throws { try await StoreContract.claimOrder(PostgresHarness()) }
+    @Test func batchFinish() async throws { try await StoreContract.batchFinish(PostgresHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(PostgresHarness()) }
     @Test func expiredLeaseIsTakenOver() async throws { try await StoreContract.expiredLeaseIsTakenOver(PostgresHarness()) }
     @Test func transitions() async throws { try await StoreContract.transitions(PostgresHarness()) }

@@ -15,6 +15,8 @@ struct SQLiteStoreTests {
     @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
     @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(SQLiteHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
+    @Test func claimOrder() async throws { try await StoreContract.claimOrder(SQLiteHarness()) }
+    @Test func batchFinish() async throws { try await StoreContract.batchFinish(SQLiteHarness()) }
     @Test func concurrentClaimersNeverShareAJob() async throws { try await StoreContract.concurrentClaimersNeverShareAJob(SQLiteHarness()) }
     @Test func expiredLeaseIsTakenOver() async throws { try await StoreContract.expiredLeaseIsTakenOver(SQLiteHarness()) }
     @Test func transitions() async throws { try await StoreContract.transitions(SQLiteHarness()) }

@@ -356,6 +356,62 @@ enum StoreContract {
         }
     }
 
+    /// Claims take jobs whose lease ran out first, then queued jobs in the order they fall due (`not_before`, then
+    /// id), and never more than `limit`: the walks the claim makes instead of sorting the whole queue.
+    static func claimOrder(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b", "c"], in: "alpha", store)
+            let first = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["a": keys["a"]!]))
+            let dead = try await store.claim(owner: "dead", limit: 1, leaseDuration: .seconds(30), now: now)
+            #expect(dead.map(\.notificationID) == [first.id])
+            let second = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["b": keys["b"]!, "c": keys["c"]!]))
+            // b is put back to wait 20 s; c stays due.
+            let early = try await store.claim(owner: "w", limit: 2, leaseDuration: .seconds(60), now: now.addingTimeInterval(1))
+            #expect(early.count == 2 && early.allSatisfy { $0.notificationID == second.id })
+            for job in early {
+                let outcome: JobOutcome = job.deviceID == "b"
+                    ? .retry(reason: "TooManyRequests", notBefore: now.addingTimeInterval(20)) : .retry(reason: "InternalServerError", notBefore: now.addingTimeInterval(2))
+                #expect(try await store.finish(jobID: job.id, owner: "w", outcome: outcome, now: now.addingTimeInterval(1)))
+            }
+            // At 30 s: the lease that ran out (a), then c (due at 2 s), then b (due at 20 s); limit 2 leaves b.
+            let taken = try await store.claim(owner: "live", limit: 2, leaseDuration: .seconds(60), now: now.addingTimeInterval(30))
+            #expect(taken.map(\.deviceID) == ["a", "c"])
+            let rest = try await store.claim(owner: "live", limit: 5, leaseDuration: .seconds(60), now: now.addingTimeInterval(30))
+            #expect(rest.map(\.deviceID) == ["b"])
+        }
+    }
+
+    /// A batch of job ends (the delivery loop's group commit) does what each end does on its own, and reports for
+    /// each, in order, whether its owner held the job.
+    static func batchFinish(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let devices = ["sent", "failed", "retry", "gone", "other"]
+            let keys = try await StoreFixtures.register(devices, in: "alpha", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys))
+            let jobs = try await store.claim(owner: "w", limit: 5, leaseDuration: .seconds(60), now: now)
+            let job = Dictionary(uniqueKeysWithValues: jobs.map { ($0.deviceID, $0) })
+            let t = now.addingTimeInterval(1)
+            let held = try await store.finish([
+                JobFinish(jobID: job["sent"]!.id, owner: "w", outcome: .sent(apnsID: "id-1"), requests: 2, transientReason: "TooManyRequests", now: t),
+                JobFinish(jobID: job["failed"]!.id, owner: "w", outcome: .failed(reason: "PayloadTooLarge"), requests: 1, transientReason: nil, now: t),
+                JobFinish(jobID: job["retry"]!.id, owner: "w", outcome: .retry(reason: "ServiceUnavailable", notBefore: now.addingTimeInterval(10)), requests: 1, transientReason: "ServiceUnavailable", now: t),
+                JobFinish(jobID: job["gone"]!.id, owner: "w", outcome: .unregistered(reason: "Unregistered"), requests: 1, transientReason: nil, now: t),
+                JobFinish(jobID: job["other"]!.id, owner: "someone-else", outcome: .sent(apnsID: "id-x"), requests: 1, transientReason: nil, now: t),
+            ])
+            #expect(held == [true, true, true, true, false])
+            #expect(try await store.finish([JobFinish]()) == [])
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: sent.id))
+            let byDevice = Dictionary(uniqueKeysWithValues: status.deliveries.map { ($0.deviceID, $0) })
+            #expect(byDevice["sent"]?.state == .sent && byDevice["sent"]?.apnsID == "id-1")
+            #expect(byDevice["sent"]?.attempts == 2 && byDevice["sent"]?.lastTransientReason == "TooManyRequests")
+            #expect(byDevice["failed"]?.state == .failed && byDevice["failed"]?.reason == "PayloadTooLarge")
+            #expect(byDevice["retry"]?.state == .queued && byDevice["retry"]?.reason == "ServiceUnavailable")
+            #expect(byDevice["gone"]?.state == .unregistered)
+            #expect(byDevice["other"]?.state == .claimed, "a job another owner holds is left alone")
+            #expect(try await store.device(appID: "alpha", deviceID: "gone")?.unregisteredAt == t)
+        }
+    }
+
     // MARK: Transitions
 
     static func transitions(_ harness: any StoreHarness) async throws {

@@ -55,6 +55,8 @@ public final class DeliveryService: Service, Sendable {
     public let configuration: DeliveryConfiguration
 
     private let store: any GatewayStore
+    /// Job ends, written in groups (one SQLite transaction for the sends that finished together).
+    private let finishes: FinishBatcher
     private let apps: AppDirectory
     private let providers: [PushPlatform: any PushProvider]
     private let webhook: UnregisteredWebhook?
@@ -85,6 +87,7 @@ public final class DeliveryService: Service, Sendable {
         self.instance = instance
         self.configuration = configuration
         self.store = store
+        self.finishes = FinishBatcher(store: store, maxBatch: configuration.maxConcurrentSends)
         self.logger = logger
         self.apps = AppDirectory(store: store, refreshInterval: configuration.appRefreshInterval)
         let apns = APNsProvider(clients: APNsClientRegistry(configuration: configuration, logger: logger), logger: logger)
@@ -346,12 +349,19 @@ public final class DeliveryService: Service, Sendable {
         _ job: ClaimedJob, _ outcome: JobOutcome, logger: Logger, unregisteredAt: Date? = nil, requests: Int = 0,
         transientReason: String? = nil
     ) async {
+        // Abandoned at the end of the shutdown grace period: the job stays claimed until its lease ends, when any
+        // node sends it again (identically); nothing is written for it now.
+        guard !Task.isCancelled else {
+            logger.debug("abandoned at shutdown: left to lease expiry", metadata: ["outcome": "\(outcome)"])
+            return
+        }
         let now = configuration.now()
         let held: Bool
         do {
-            held = try await store.finish(
-                jobID: job.id, owner: instance.leaseOwner, outcome: outcome, requests: requests,
-                transientReason: transientReason, now: now)
+            held = try await finishes.finish(
+                JobFinish(
+                    jobID: job.id, owner: instance.leaseOwner, outcome: outcome, requests: requests,
+                    transientReason: transientReason, now: now))
         } catch {
             // The lease will expire and the job be sent again (the same bytes, collapsed by APNs).
             logger.error("finishing the job failed", metadata: ["outcome": "\(outcome)", "error": "\(error)"])

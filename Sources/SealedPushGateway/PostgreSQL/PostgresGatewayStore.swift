@@ -428,19 +428,34 @@ public final class PostgresGatewayStore: GatewayStore {
         let nowMillis = Millis.from(now)
         let leaseEnd = nowMillis + Millis.from(leaseDuration)
         // One statement, atomic on its own (its implicit transaction holds the row locks): no BEGIN/COMMIT round trips.
+        // Two walks that stop at `limit` — leases that ran out (few), then queued jobs in the order they fall due,
+        // along `jobs_due` — never a sort of the whole queue (which made every claim cost the queue's depth). A row
+        // the second walk locks beyond what `picked` keeps is released when the statement ends.
         return try await run("claiming jobs") { connection, logger in
             let rows = try await connection.query(
                 """
-                WITH picked AS (
-                    SELECT j.id FROM jobs j
+                WITH leased AS (
+                    SELECT j.id, 0 AS part, j.lease_expires_at AS due FROM jobs j
                     JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
                     JOIN notifications n ON n.id = j.notification_id
-                    WHERE ((j.state = 'queued' AND j.not_before <= \(nowMillis))
-                           OR (j.state = 'claimed' AND j.lease_expires_at <= \(nowMillis)))
+                    WHERE j.state = 'claimed' AND j.lease_expires_at <= \(nowMillis)
                       AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
-                    ORDER BY j.id
+                    ORDER BY j.lease_expires_at, j.id
                     LIMIT \(limit)
                     FOR UPDATE OF j SKIP LOCKED
+                ), queued AS (
+                    SELECT j.id, 1 AS part, j.not_before AS due FROM jobs j
+                    JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
+                    JOIN notifications n ON n.id = j.notification_id
+                    WHERE j.state = 'queued' AND j.not_before <= \(nowMillis)
+                      AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
+                    ORDER BY j.not_before, j.id
+                    LIMIT \(limit)
+                    FOR UPDATE OF j SKIP LOCKED
+                ), picked AS (
+                    SELECT id FROM (SELECT * FROM leased UNION ALL SELECT * FROM queued) due_jobs
+                    ORDER BY part, due, id
+                    LIMIT \(limit)
                 )
                 UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),
                     attempts = jobs.attempts + 1, push_token = d.push_token, updated_at = \(nowMillis),

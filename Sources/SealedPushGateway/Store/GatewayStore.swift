@@ -128,6 +128,14 @@ public protocol GatewayStore: Sendable {
         jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
     ) async throws -> Bool
 
+    /// Ends or postpones several claimed jobs, each exactly as
+    /// ``finish(jobID:owner:outcome:requests:transientReason:now:)`` would (the delivery loop's group commit: the
+    /// ends of sends that finished together are written together). The SQLite store writes a batch in one
+    /// transaction, so a failure writes none of it; the default writes each job on its own, concurrently.
+    /// - Parameter batch: The jobs' ends.
+    /// - Returns: For each job, in order, whether its owner still held it.
+    func finish(_ batch: [JobFinish]) async throws -> [Bool]
+
     /// Moves waiting jobs (and claimed ones whose lease expired) of notifications past their expiry to
     /// `expired`.
     /// - Returns: How many, by the platform of each job's device (platforms with none are absent). Every open job
@@ -172,6 +180,23 @@ public protocol GatewayStore: Sendable {
 }
 
 extension GatewayStore {
+    /// Writes each job's end on its own, concurrently (see ``finish(_:)``).
+    public func finish(_ batch: [JobFinish]) async throws -> [Bool] {
+        try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for (index, end) in batch.enumerated() {
+                group.addTask {
+                    let held = try await finish(
+                        jobID: end.jobID, owner: end.owner, outcome: end.outcome, requests: end.requests,
+                        transientReason: end.transientReason, now: end.now)
+                    return (index, held)
+                }
+            }
+            var results = [Bool](repeating: false, count: batch.count)
+            for try await (index, held) in group { results[index] = held }
+            return results
+        }
+    }
+
     /// Ends or postpones a job `owner` claimed, counting one APNs request (see
     /// ``finish(jobID:owner:outcome:requests:transientReason:now:)``).
     public func finish(jobID: Int64, owner: String, outcome: JobOutcome, now: Date) async throws -> Bool {

@@ -1,0 +1,34 @@
+import Foundation
+
+/// One claimed job's end, as ``GatewayStore/finish(_:)`` takes it in a batch.
+public struct JobFinish: Sendable, Hashable {
+    /// The job.
+    public var jobID: Int64
+    /// The lease owner that claimed it.
+    public var owner: String
+    /// How it ended (or when to try again).
+    public var outcome: JobOutcome
+    /// Provider requests made for it during this claim.
+    public var requests: Int
+    /// The last transient failure's reason during this claim, if any.
+    public var transientReason: String?
+    /// When it ended.
+    public var now: Date
+
+    /// Creates a job's end.
+    /// - Parameters:
+    ///   - jobID: The job.
+    ///   - owner: The lease owner that claimed it.
+    ///   - outcome: How it ended.
+    ///   - requests: Provider requests made during this claim.
+    ///   - transientReason: The last transient failure's reason during this claim.
+    ///   - now: When it ended.
+    public init(jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date) {
+        self.jobID = jobID
+        self.owner = owner
+        self.outcome = outcome
+        self.requests = requests
+        self.transientReason = transientReason
+        self.now = now
+    }
+}
