@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Gateway throughput, API accepted → delivered, in a release build, one run (issue 17's release figures and issue
+# 18 §5's "Gateway API → delivered on FCM ≥ 0.5× the bare FCM client"). A real `sealed-push-gateway serve` with
+# delivery on, 1,000 devices registered over the API, COUNT deliveries posted as send requests to 1,000 devices each
+# (two requests in flight, content sealed per device by the gateway), timed from the first POST until
+# `sealedpush_gateway_sent_total` reaches COUNT. Then the bare client — `sealed-push send` (APNs) or `sealed-push
+# fcm-send` (FCM), sealing each notification afresh, 64 in flight: the gateway's default `maxConcurrentSends` — sends
+# COUNT to the same emulator. Prints both rates, the gateway's CPU per delivery, and the ratio.
+#
+#   bash scripts/gateway-bench.sh [PLATFORM] [STORE] [COUNT]
+#
+# PLATFORM: fcm (default) or apns. STORE: sqlite (default) or postgres (a new database on the server
+# SEALEDPUSH_TEST_POSTGRES_URL names, e.g. after `eval "$(bash scripts/postgres-test.sh start)"`; dropped at the
+# end). COUNT: deliveries, a multiple of 1,000 (default 20000). BINDIR=... uses binaries built elsewhere instead of
+# building in release.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f scripts/deps ] && source scripts/deps
+platform=${1:-fcm}
+store=${2:-sqlite}
+count=${3:-20000}
+devices=1000
+case "$platform" in apns | fcm) ;; *) echo "gateway-bench: PLATFORM is apns or fcm" >&2; exit 2 ;; esac
+(( count % devices == 0 )) || { echo "gateway-bench: COUNT must be a multiple of $devices" >&2; exit 2; }
+if [ -z "${BINDIR:-}" ]; then
+    swift build -c release --product sealed-push >&2
+    swift build -c release --product sealed-push-gateway >&2
+    BINDIR=$(swift build -c release --show-bin-path)
+fi
+S=$(cd "$BINDIR" && pwd)/sealed-push
+G=$(cd "$BINDIR" && pwd)/sealed-push-gateway
+[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-bench: $S and $G must be built" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/sealed-push-gateway-bench.XXXXXX)
+emulator_pid=
+gateway_pid=
+database_name=
+cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null || true
+    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null || true
+    if [ -n "$database_name" ]; then
+        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $database_name" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() {  # FILE PATTERN
+    for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    echo "gateway-bench: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+case "$store" in
+sqlite) database="sqlite:gateway.sqlite" ;;
+postgres)
+    : "${SEALEDPUSH_TEST_POSTGRES_URL:?set it (eval \"\$(bash scripts/postgres-test.sh start)\")}"
+    database_name="gateway_bench_$$"
+    psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "CREATE DATABASE $database_name" >/dev/null
+    database="${SEALEDPUSH_TEST_POSTGRES_URL%/*}/$database_name"
+    ;;
+*) echo "gateway-bench: STORE is sqlite or postgres" >&2; exit 2 ;;
+esac
+
+cd "$work"
+"$S" apns-keygen --out AuthKey.p8 >/dev/null
+"$S" keygen --out bare-server.key >/dev/null
+"$G" init --dir gw --app-id bench --topic com.example.bench --team-id BENCHTEAM1 --key-id BENCHKEY01 \
+    --apns-key AuthKey.p8 --database "$database" >init.out
+key=$(sed -n 's/^API key.*: //p' init.out)
+fcm_token() { printf 'bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1"; }
+if [ "$platform" = apns ]; then
+    "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
+        --keep-total 0 >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+    export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+else
+    "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project bench \
+        --keep-total 0 >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/^FCM emulator listening on 127.0.0.1:\([0-9]*\).*/\1/p' emulator.out)
+    "$G" app set-fcm --config gw/gateway.json --app-id bench --service-account account.json \
+        --android-app-id com.example.bench >/dev/null
+    export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
+fi
+SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway.json \
+    >serve.out 2>&1 &
+gateway_pid=$!
+wait_for serve.out "listening on port"
+port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
+api="http://127.0.0.1:$port/v1/apps/bench"
+
+# 1,000 devices (one key ring, distinct tokens), registered 8 at a time.
+"$S" device init --keyring phone >registration.json
+registration=$(cat registration.json)
+device_public=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["publicKey"])' registration.json)
+export platform registration api key
+seq 1 "$devices" | xargs -P 8 -I{} bash -c '
+    if [ "$platform" = apns ]; then
+        fields=$(printf "\"apnsToken\":\"%064x\",\"environment\":\"sandbox\"" {})
+    else
+        fields=$(printf "\"platform\":\"fcm\",\"fcmToken\":\"bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k\"" {})
+    fi
+    curl -sS --fail-with-body -o /dev/null -X PUT "$api/devices/bench-{}" -H "Authorization: Bearer $key" \
+        -H "Content-Type: application/json" -d "{$fields,\"registration\":$registration}"
+'
+ids=$(seq 1 "$devices" | sed 's/.*/"bench-&"/' | paste -sd,)
+content='a notification of ordinary length for the benchmark, about as long as a chat message'
+printf '{"devices":[%s],"content":{"title":"Bench","body":"%s"},"ttl":3600}' "$ids" "$content" >send.json
+
+sent() {  # the sum of sealedpush_gateway_sent_total over its labels
+    curl -sS "http://127.0.0.1:$port/metrics" |
+        awk '$1 == "sealedpush_gateway_sent_total" || index($1, "sealedpush_gateway_sent_total{") == 1 { t += $2 } END { printf "%d", t }'
+}
+cpu_seconds() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gateway_pid/stat"; }  # utime + stime, 100 Hz
+
+requests=$(( count / devices ))
+cpu_before=$(cpu_seconds)
+begin=$(date +%s.%N)
+echo "==> gateway ($platform, $store): $requests send requests × $devices devices" >&2
+seq 1 "$requests" | xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
+    -H "Authorization: Bearer $key" -H 'Content-Type: application/json' --data-binary @send.json
+accepted_at=$(date +%s.%N)
+stalled=0 previous=-1 done_count=0
+while (( done_count < count )); do
+    sleep 0.1
+    done_count=$(sent)
+    if (( done_count == previous )); then stalled=$(( stalled + 1 )); else stalled=0; fi
+    previous=$done_count
+    (( stalled < 600 )) || { echo "gateway-bench: delivery stalled at $done_count of $count" >&2; tail -20 serve.out >&2; exit 1; }
+done
+finish=$(date +%s.%N)
+cpu_after=$(cpu_seconds)
+kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+
+echo "==> bare client: $count sealed afresh, 64 in flight" >&2
+bare_begin=$(date +%s.%N)
+if [ "$platform" = apns ]; then
+    "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
+        --key-id BENCHKEY01 --team-id BENCHTEAM1 --topic com.example.bench --token "$(printf %064x 1)" \
+        --server-key bare-server.key --device-public "$device_public" --title Bench --body "$content" \
+        --count "$count" --concurrency 64 >bare.out 2>&1
+else
+    "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
+        --token "$(fcm_token 1)" --application-id com.example.bench --server-key bare-server.key \
+        --device-public "$device_public" --title Bench --body "$content" --count "$count" --concurrency 64 \
+        >bare.out 2>&1
+fi
+bare_finish=$(date +%s.%N)
+tail -1 bare.out >&2
+
+python3 - "$platform" "$store" "$count" "$begin" "$accepted_at" "$finish" "$bare_begin" "$bare_finish" \
+    "$cpu_before" "$cpu_after" <<'PY'
+import sys
+platform, store, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+begin, accepted, finish, bare_begin, bare_finish, cpu0, cpu1 = map(float, sys.argv[4:11])
+gateway = count / (finish - begin)
+bare = count / (bare_finish - bare_begin)
+target = 0.5 if store == "sqlite" else 0.4
+print(f"\ngateway API → delivered, {platform.upper()}, {store}, {count} deliveries (release build, one run)\n")
+print("| sender | deliveries/s | API accepted in | gateway CPU ms per delivery |")
+print("|---|---:|---:|---:|")
+print(f"| gateway (serve, {store}) | {gateway:,.0f} | {accepted - begin:.1f} s | {(cpu1 - cpu0) * 1000 / count:.3f} |")
+print(f"| bare {'sealed-push send' if platform == 'apns' else 'sealed-push fcm-send'} | {bare:,.0f} | | |")
+verdict = "PASS" if gateway / bare >= target else "below"
+print(f"\nratio gateway / bare client: {gateway / bare:.2f}x (target >= {target}x: {verdict})")
+PY
