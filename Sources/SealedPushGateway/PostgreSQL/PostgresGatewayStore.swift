@@ -429,7 +429,8 @@ public final class PostgresGatewayStore: GatewayStore {
         let leaseEnd = nowMillis + Millis.from(leaseDuration)
         // One statement, atomic on its own (its implicit transaction holds the row locks): no BEGIN/COMMIT round trips.
         // Two walks that stop at `limit` — leases that ran out (few), then queued jobs in the order they fall due,
-        // along `jobs_due` — never a sort of the whole queue (which made every claim cost the queue's depth). A row
+        // along `jobs_due` — never a sort of the whole queue (which made every claim cost the queue's depth; ordering
+        // ties by id as well made PostgreSQL read every job due at the same millisecond, a whole fan-out). A row
         // the second walk locks beyond what `picked` keeps is released when the statement ends.
         return try await run("claiming jobs") { connection, logger in
             let rows = try await connection.query(
@@ -449,7 +450,7 @@ public final class PostgresGatewayStore: GatewayStore {
                     JOIN notifications n ON n.id = j.notification_id
                     WHERE j.state = 'queued' AND j.not_before <= \(nowMillis)
                       AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
-                    ORDER BY j.not_before, j.id
+                    ORDER BY j.not_before
                     LIMIT \(limit)
                     FOR UPDATE OF j SKIP LOCKED
                 ), picked AS (
@@ -557,6 +558,71 @@ public final class PostgresGatewayStore: GatewayStore {
             return try await transaction("finishing job \(jobID)", body)
         }
         return try await run("finishing job \(jobID)", body)
+    }
+
+    /// Writes a batch of jobs' ends: every end but `unregistered` in one `UPDATE … FROM unnest(…)` statement (one
+    /// round trip for the sends that finished together, instead of one each), each `unregistered` end on its own
+    /// (it marks the device in a transaction).
+    public func finish(_ batch: [JobFinish]) async throws -> [Bool] {
+        var held = [Bool](repeating: false, count: batch.count)
+        var plain: [(index: Int, end: JobFinish)] = []
+        for (index, end) in batch.enumerated() {
+            if case .unregistered = end.outcome {
+                held[index] = try await finish(
+                    jobID: end.jobID, owner: end.owner, outcome: end.outcome, requests: end.requests,
+                    transientReason: end.transientReason, now: end.now)
+            } else {
+                plain.append((index, end))
+            }
+        }
+        guard !plain.isEmpty else { return held }
+        // Arrays of non-optional values: '' stands for "none" and -1 for "keep not_before".
+        var ids: [Int64] = [], owners: [String] = [], states: [String] = [], apnsIDs: [String] = []
+        var reasons: [String] = [], notBefores: [Int64] = [], requests: [Int64] = [], transients: [String] = []
+        var nows: [Int64] = []
+        for (_, end) in plain {
+            ids.append(end.jobID)
+            owners.append(end.owner)
+            requests.append(Int64(max(0, end.requests)))
+            transients.append(end.transientReason ?? "")
+            nows.append(Millis.from(end.now))
+            switch end.outcome {
+            case .sent(let apnsID):
+                states.append("sent"); apnsIDs.append(apnsID); reasons.append(""); notBefores.append(-1)
+            case .failed(let reason):
+                states.append("failed"); apnsIDs.append(""); reasons.append(reason); notBefores.append(-1)
+            case .retry(let reason, let notBefore):
+                states.append("queued"); apnsIDs.append(""); reasons.append(reason); notBefores.append(Millis.from(notBefore))
+            case .expired:
+                states.append("expired"); apnsIDs.append(""); reasons.append(""); notBefores.append(-1)
+            case .unregistered:
+                continue  // written above
+            }
+        }
+        let updated: Set<Int64> = try await run("finishing \(plain.count) jobs") {
+            [ids, owners, states, apnsIDs, reasons, notBefores, requests, transients, nows] connection, logger in
+            let rows = try await connection.query(
+                """
+                UPDATE jobs SET state = v.state,
+                    apns_id = CASE WHEN v.state = 'sent' THEN v.apns_id ELSE jobs.apns_id END,
+                    failure_reason = CASE WHEN v.state = 'expired' THEN jobs.failure_reason ELSE NULLIF(v.reason, '') END,
+                    not_before = CASE WHEN v.not_before < 0 THEN jobs.not_before ELSE v.not_before END,
+                    requests = jobs.requests + v.requests,
+                    transient_reason = COALESCE(NULLIF(v.transient, ''), jobs.transient_reason),
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = v.now
+                FROM unnest(\(ids)::bigint[], \(owners)::text[], \(states)::text[], \(apnsIDs)::text[],
+                            \(reasons)::text[], \(notBefores)::bigint[], \(requests)::bigint[], \(transients)::text[],
+                            \(nows)::bigint[])
+                    AS v(id, owner, state, apns_id, reason, not_before, requests, transient, now)
+                WHERE jobs.id = v.id AND jobs.state = 'claimed' AND jobs.lease_owner = v.owner
+                RETURNING jobs.id
+                """, logger: logger)
+            var returned = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { returned.insert(id) }
+            return returned
+        }
+        for (index, end) in plain { held[index] = updated.contains(end.jobID) }
+        return held
     }
 
     public func expireOverdue(now: Date) async throws -> [PushPlatform: Int] {
