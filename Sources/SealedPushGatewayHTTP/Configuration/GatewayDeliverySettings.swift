@@ -29,6 +29,8 @@ import Darwin
 ///   "leaseSeconds": 90,
 ///   "shutdownGraceSeconds": 20,
 ///   "retentionSeconds": 604800,
+///   "heartbeatSeconds": 2,
+///   "nodeStaleSeconds": 10,
 ///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
 /// }
 /// ```
@@ -88,6 +90,13 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public var shutdownGraceSeconds: Double
     /// How long a notification is kept after it expired (status, sealed bodies, idempotency key); 0 keeps all.
     public var retentionSeconds: Int
+    /// How often the node refreshes its heartbeat in the store (default 2 s; 0.1...60).
+    public var heartbeatSeconds: Double
+    /// How old another process's heartbeat must be before this node id may be taken over from it when that process
+    /// cannot be proven gone (default 10 s; at least twice `heartbeatSeconds`, at most 3600). A shorter value lets a
+    /// restart on another machine take over sooner; a value too close to the heartbeat lets a briefly stalled
+    /// process (a long GC-free pause, a suspended VM) be taken for dead.
+    public var nodeStaleSeconds: Double
     /// The unregistered-device webhook, if any.
     public var webhook: Webhook?
 
@@ -114,6 +123,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         leaseSeconds = 90
         shutdownGraceSeconds = 20
         retentionSeconds = 7 * 86_400
+        heartbeatSeconds = 2
+        nodeStaleSeconds = 10
         webhook = nil
     }
 
@@ -121,6 +132,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, fcmURL, fcmTrustFile, maxConnections
         case maxConcurrentSends
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
+        case heartbeatSeconds, nodeStaleSeconds
     }
 
     /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -151,6 +163,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         retentionSeconds =
             try container.decodeIfPresent(Int.self, forKey: .retentionSeconds) ?? defaults.retentionSeconds
         webhook = try container.decodeIfPresent(Webhook.self, forKey: .webhook)
+        heartbeatSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .heartbeatSeconds) ?? defaults.heartbeatSeconds
+        nodeStaleSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .nodeStaleSeconds) ?? defaults.nodeStaleSeconds
     }
 
     /// Applies the environment's overrides.
@@ -251,6 +267,13 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                     + "+ 10, or a slow send could lose its lease")
         }
         configuration.shutdownGracePeriod = try seconds(shutdownGraceSeconds, "shutdownGraceSeconds", 0...3600)
+        configuration.nodeHeartbeatInterval = try seconds(heartbeatSeconds, "heartbeatSeconds", 0.1...60)
+        configuration.nodeStaleAfter = try seconds(nodeStaleSeconds, "nodeStaleSeconds", 0.2...3600)
+        guard nodeStaleSeconds >= heartbeatSeconds * 2 else {
+            throw GatewayConfigurationError(
+                "delivery.nodeStaleSeconds (\(nodeStaleSeconds)) must be at least twice delivery.heartbeatSeconds "
+                    + "(\(heartbeatSeconds)), or a live node could be taken for dead between two heartbeats")
+        }
         guard retentionSeconds == 0 || retentionSeconds >= 86_400 else {
             throw GatewayConfigurationError(
                 "delivery.retentionSeconds must be 0 (keep everything) or at least 86400 (one day: idempotency keys "

@@ -51,6 +51,7 @@ struct GatewayDeliverySettingsTests {
         #expect(!delivery.nodeID.isEmpty)
         #expect(delivery.webhook == nil)
         #expect(delivery.retention == .seconds(7 * 86_400))
+        #expect(delivery.nodeHeartbeatInterval == .seconds(2) && delivery.nodeStaleAfter == .seconds(10))
         let keepAll = try GatewayConfiguration.load(
             path: try write(#"{"database":"sqlite:gw.sqlite","delivery":{"retentionSeconds":0}}"#), environment: [:])
         #expect(try keepAll.deliveryConfiguration()?.retention == nil)
@@ -60,7 +61,7 @@ struct GatewayDeliverySettingsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try secret("0123456789abcdef0123\n", mode: 0o600)
         let path = try write(
-            #"{"database":"sqlite:gw.sqlite","delivery":{"nodeId":"gw-a","productionURL":"https://apns.example:8443","trustRootsFile":"roots.pem","maxConnections":3,"maxConcurrentSends":8,"apnsDeadlineSeconds":5,"leaseSeconds":15.5,"webhook":{"url":"https://hooks.example/sp","secretFile":"webhook.secret"}}}"#)
+            #"{"database":"sqlite:gw.sqlite","delivery":{"nodeId":"gw-a","productionURL":"https://apns.example:8443","trustRootsFile":"roots.pem","maxConnections":3,"maxConcurrentSends":8,"apnsDeadlineSeconds":5,"leaseSeconds":15.5,"heartbeatSeconds":0.5,"nodeStaleSeconds":3,"webhook":{"url":"https://hooks.example/sp","secretFile":"webhook.secret"}}}"#)
         try Data("pem".utf8).write(to: directory.appendingPathComponent("roots.pem"))
         let fromFile = try #require(try GatewayConfiguration.load(path: path, environment: [:]).deliveryConfiguration())
         #expect(fromFile.nodeID == "gw-a")
@@ -70,6 +71,7 @@ struct GatewayDeliverySettingsTests {
         #expect(fromFile.maxConcurrentSends == 8)
         #expect(fromFile.client.deadline == .seconds(5))
         #expect(fromFile.leaseDuration == .milliseconds(15_500))
+        #expect(fromFile.nodeHeartbeatInterval == .milliseconds(500) && fromFile.nodeStaleAfter == .seconds(3))
         #expect(fromFile.webhook?.url.absoluteString == "https://hooks.example/sp")
         // The secret is the file's bytes without the final newline: the signature a receiver computes with it.
         let expected = try UnregisteredWebhookConfiguration(
@@ -98,6 +100,9 @@ struct GatewayDeliverySettingsTests {
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"maxConcurrentSends":0}}"#).contains("delivery.maxConcurrentSends"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"apnsDeadlineSeconds":-1}}"#).contains("delivery.apnsDeadlineSeconds"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retentionSeconds":3600}}"#).contains("delivery.retentionSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSeconds":0}}"#).contains("delivery.heartbeatSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSeconds":5,"nodeStaleSeconds":9}}"#).contains("delivery.nodeStaleSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSecond":5}}"#).contains("\"delivery.heartbeatSeconds\""))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"http://fcm.example"}}"#).contains("delivery.fcmURL"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"https://fcm.example/v1"}}"#).contains("delivery.fcmURL"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmTrustFile":"/nonexistent.pem"}}"#).contains("delivery.fcmTrustFile"))
