@@ -10,8 +10,8 @@ import SealedPushServer
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
-        abstract: "List the gateway's apps, or give an app FCM credentials for its Android devices.",
-        subcommands: [AppListCommand.self, AppSetFCMCommand.self])
+        abstract: "List the gateway's apps, show one, or give an app FCM credentials for its Android devices.",
+        subcommands: [AppListCommand.self, AppShowCommand.self, AppSetFCMCommand.self])
 }
 
 /// Opens the store a configuration file names, migrated, for one operator command.
@@ -37,6 +37,9 @@ struct AppListCommand: AsyncParsableCommand {
     @Option(help: "The configuration file `init` wrote.")
     var config: String
 
+    @Flag(help: "Print a JSON array instead (for scripts): each app's settings, file paths and server public key.")
+    var json = false
+
     func run() async throws {
         let store = try await OperatorStore.open(config: config)
         let apps: [GatewayApp]
@@ -45,10 +48,44 @@ struct AppListCommand: AsyncParsableCommand {
             throw error
         }
         try await store.close()
-        for app in apps {
-            let apns = app.apnsKeyPath.isEmpty ? "no APNs key" : "APNs key \(app.apnsKeyID) (team \(app.teamID))"
-            let fcm = app.fcm.map { "FCM project \($0.projectID), Android app \($0.applicationID)" } ?? "no FCM"
-            print("\(app.id): topic \(app.topic), \(apns), \(fcm)")
+        let descriptions = apps.map(AppDescription.init)
+        if json {
+            print(try AppDescription.json(descriptions))
+        } else {
+            for description in descriptions { print(description.line) }
+        }
+    }
+}
+
+/// `sealed-push-gateway app show`: one app in full (never a key).
+struct AppShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print one app: APNs topic, team, key id and key file, server identity and its public key, FCM set-up.")
+
+    @Option(help: "The configuration file `init` wrote.")
+    var config: String
+
+    @Option(name: .customLong("app-id"), help: "The app's id in the gateway.")
+    var appID = "default"
+
+    @Flag(help: "Print a JSON object instead (for scripts).")
+    var json = false
+
+    func run() async throws {
+        let store = try await OperatorStore.open(config: config)
+        let app: GatewayApp?
+        do { app = try await store.app(id: appID) } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+        guard let app else { throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)") }
+        let description = AppDescription(app)
+        if json {
+            print(try AppDescription.json(description))
+        } else {
+            for line in description.lines { print(line) }
         }
     }
 }

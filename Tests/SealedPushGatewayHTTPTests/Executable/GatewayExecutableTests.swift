@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushServer
 import SealedPushGateway
 import Testing
 
@@ -89,6 +90,44 @@ struct GatewayExecutableTests {
         // A second init into the same directory is refused and leaves the first intact.
         #expect(try Self.run(["init", "--dir", directory.path, "--topic", "t"]).status != 0)
         #expect(try String(contentsOfFile: config, encoding: .utf8) == configText)
+    }
+
+    /// Issue 17 §11 (part): `app list` and `app show`, as text and `--json`, name the app's settings and its server
+    /// identity's public key (what the app pins), never a private key.
+    @Test func appListAndShowDescribeAppsWithoutSecrets() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-apps-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.initialize(directory)
+        let config = directory.appendingPathComponent("gateway.json").path
+        let identityPath = directory.appendingPathComponent("shop.identity").path
+        let identityText = try String(contentsOfFile: identityPath, encoding: .utf8)
+        let publicKey = try ServerIdentity(contentsOfFile: identityPath).publicKeyText
+
+        let list = try Self.run(["app", "list", "--config", config, "--json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let apps = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(apps.count == 1)
+        #expect(apps.first?["id"] as? String == "shop")
+        #expect(apps.first?["topic"] as? String == "com.example.shop")
+        #expect(apps.first?["teamId"] as? String == "TEAM123456")
+        #expect(apps.first?["apnsKeyId"] as? String == "KEY1234567")
+        #expect(apps.first?["serverIdentityPath"] as? String == identityPath)
+        #expect(apps.first?["serverPublicKey"] as? String == publicKey)
+
+        let show = try Self.run(["app", "show", "--config", config, "--app-id", "shop"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("com.example.shop") && show.stdout.contains(publicKey))
+        let showJSON = try Self.run(["app", "show", "--config", config, "--app-id", "shop", "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(showJSON.stdout.utf8)) as? [String: Any])
+        #expect(shown["serverPublicKey"] as? String == publicKey)
+        for output in [list.stdout, show.stdout, showJSON.stdout] {
+            #expect(!output.contains(identityText.trimmingCharacters(in: .whitespacesAndNewlines)), "the private key was printed")
+            #expect(!output.contains("SPSK1:"))
+        }
+
+        let missing = try Self.run(["app", "show", "--config", config, "--app-id", "nope"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no app 'nope'"))
     }
 
     @Test func serveAnswersAndExitsZeroOnSIGTERM() async throws {
