@@ -91,14 +91,16 @@ struct OperationsTests {
         return nil
     }
 
-    /// The sum of every sample of a family (labelled or not) in Prometheus text; 0 when it has none.
-    static func sum(_ name: String, in text: String) -> Double {
+    /// The sum of the samples of family `name` (labelled or not) in Prometheus text whose labels include every
+    /// `labels` pair; 0 when it has none.
+    static func sum(_ name: String, labels: [String: String] = [:], in text: String) -> Double {
         var total = 0.0
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ")
             guard parts.count == 2 else { continue }
-            let series = parts[0]
-            if series == name || series.hasPrefix(name + "{") { total += Double(parts[1]) ?? 0 }
+            let series = String(parts[0])
+            guard series == name || series.hasPrefix(name + "{") else { continue }
+            if labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) { total += Double(parts[1]) ?? 0 }
         }
         return total
     }

@@ -185,7 +185,7 @@ struct TwoPlatformKillTests {
         }
         let deliveredIn = started.duration(to: .now)
         func series(_ name: String, _ platform: String) -> Double {
-            Self.sample(name, labels: ["platform": platform], in: metrics)
+            OperationsTests.sum(name, labels: ["platform": platform], in: metrics)
         }
         #expect(series("sealedpush_gateway_sent_total", "fcm") == Double(total), "log:\n\(GatewayProcess.tail(logPath))")
         #expect(series("sealedpush_gateway_sent_total", "apns") == 1)
@@ -272,18 +272,5 @@ struct TwoPlatformKillTests {
             "PUT", "/v1/apps/\(GatewayWithEmulator.appID)/devices/android-\(number)", key: setup.apiKey, json: body)
         #expect(answer.status == 201, "\(answer.text)")
         return ring
-    }
-
-    /// The value of the sample of `name` whose labels include `labels`, summed over its other labels; 0 when none.
-    static func sample(_ name: String, labels: [String: String], in text: String) -> Double {
-        var total = 0.0
-        for line in text.split(separator: "\n") where line.hasPrefix(name + "{") {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2 else { continue }
-            let series = String(parts[0])
-            let matches = labels.allSatisfy { series.contains("\($0.key)=\"\($0.value)\"") }
-            if matches { total += Double(parts[1]) ?? 0 }
-        }
-        return total
     }
 }
