@@ -203,7 +203,7 @@ final class FCMEmulatorCore: @unchecked Sendable {
         let draw = lock.withLock { configuration.unregisterProbability > 0 ? Double.random(in: 0..<1, using: &random) : 1 }
         let outcome = FCMMessageValidator.validate(body: request.body) { token in
             lock.withLock {
-                if draw < configuration.unregisterProbability, FCMMessageValidator.isWellFormed(token: token) {
+                if draw < configuration.unregisterProbability, FCMRegistrationToken.isWellFormed(token) {
                     unregistered.insert(token)
                 }
                 return unregistered.contains(token)

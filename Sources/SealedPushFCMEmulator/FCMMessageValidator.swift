@@ -19,8 +19,6 @@ enum FCMMessageValidator {
         case rejected(status: Int, body: [UInt8])
     }
 
-    /// Whether a token is well-formed: the rule the gateway applies at registration, ``FCMRegistrationToken``.
-    static func isWellFormed(token: String) -> Bool { FCMRegistrationToken.isWellFormed(token) }
 
     /// Why FCM refuses a data key, or nil.
     static func isReserved(dataKey key: String) -> Bool {
@@ -76,7 +74,7 @@ enum FCMMessageValidator {
         var token: String?
         if let value = message["token"] {
             guard case .string(let text) = value else { return invalidValue("message.token", type: "TYPE_STRING", value) }
-            guard isWellFormed(token: text) else {
+            guard FCMRegistrationToken.isWellFormed(text) else {  // the gateway's registration rule
                 return .rejected(
                     status: 400,
                     body: FCMErrorBody.invalidArgument("The registration token is not a valid FCM registration token"))
