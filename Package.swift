@@ -355,7 +355,8 @@ let package = Package(
                 "SealedPushAPNsEmulator",  // the fault plan
             ]
         ),
-        .testTarget(name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore"]),
+        .testTarget(
+            name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore", "SealedPushServer", "SealedPushClient"]),
         .testTarget(
             name: "SealedPushConformanceTests",
             dependencies: [

@@ -99,6 +99,7 @@ struct DeviceCommand: AsyncParsableCommand {
                     latest accepted at:  \(time(state.latestAcceptedAt))   (device time; duplicate windows end by it)
                     earliest issuedAt:   \(time(state.earliestIssuedAt))
                     latest expiresAt:    \(time(state.latestExpiresAt))
+                    file:                \(state.fileVersion.map { "version \($0)" } ?? "none yet"), \(state.journalRecords) journal records
 
                     """)
             }

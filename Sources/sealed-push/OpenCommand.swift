@@ -53,6 +53,9 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(help: "With --keyring: print nothing for a duplicate (as an extension with the filtering entitlement).")
     var suppressDuplicates = false
 
+    @Option(help: .hidden)  // The replay journal's compaction length (keyring-v1 §5.4.3); the crash tests shorten it.
+    var replayJournalLimit: Int = FileReplayGuard.defaultJournalLimit
+
     func validate() throws {
         guard deviceKeys.isEmpty != (keyring == nil) else {
             throw ValidationError("give either --keyring DIR or one or more --device-key FILE")
@@ -74,7 +77,7 @@ struct OpenCommand: AsyncParsableCommand {
                 // The extension's own path: the step, with attachments and content references fetched.
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
-                    clock: .fixed(time), duplicateWindow: duplicateWindow)
+                    clock: .fixed(time), duplicateWindow: duplicateWindow, replayJournalLimit: replayJournalLimit)
                 let directory = URL(fileURLWithPath: attachmentsDir)
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
@@ -109,7 +112,7 @@ struct OpenCommand: AsyncParsableCommand {
             } else if let keyring {
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
-                    clock: .fixed(time), duplicateWindow: duplicateWindow)
+                    clock: .fixed(time), duplicateWindow: duplicateWindow, replayJournalLimit: replayJournalLimit)
                 opened = try receiver.open(body: body)
                 if case .duplicate(let firstAcceptedAt) = opened.replayVerdict {
                     CLIIO.writeStderr("duplicate: an exact copy of the payload first opened at \(CLIIO.iso(firstAcceptedAt)), "

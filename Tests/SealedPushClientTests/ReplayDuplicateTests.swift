@@ -112,7 +112,7 @@ struct ReplayDuplicateTests {
         #expect(errorCode { try verdict(make(), id(11), "A", issuedAt: 1_000, expiresAt: 1_060, now: 1_060) } == .expired)
     }
 
-    @Test("file form version 3: header and entry carry the acceptance times and the digest, and survive a reload")
+    @Test("file form version 4: header and entry carry the acceptance times and the digest, and survive a reload")
     func fileLayout() throws {
         let directory = try makeTemporaryDirectory()
         let envelope = Array("the envelope bytes".utf8)
@@ -124,7 +124,7 @@ struct ReplayDuplicateTests {
         let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(FileReplayGuard.fileName)))
         func uint64(_ offset: Int) -> UInt64 { bytes[offset..<(offset + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
         #expect(bytes.count == 41 + 56)
-        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [3])
+        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [4])
         #expect(uint64(21) == 5_000)  // L
         #expect(uint64(29) == 5_007)  // A = min(now, L + 600)
         #expect(Array(bytes[37..<41]) == [0, 0, 0, 1])
@@ -137,18 +137,25 @@ struct ReplayDuplicateTests {
         #expect(try FileReplayGuard(directory: directory).checkAndRecord(
             messageID: id(0x21), envelopeDigest: expectedDigest, issuedAt: 5_000, expiresAt: 8_000, now: 5_010)
             == .duplicate(firstAcceptedAt: 5_007))
-        // A duplicate writes nothing; a closed window is written (its digest cleared).
+        // A duplicate writes nothing; a closed window is written (a close record: its digest is none from then on).
         let afterDuplicate = [UInt8](try Data(contentsOf: directory.appendingPathComponent(FileReplayGuard.fileName)))
         #expect(afterDuplicate == bytes)
         #expect(errorCode { try FileReplayGuard(directory: directory).checkAndRecord(
             messageID: id(0x21), envelopeDigest: expectedDigest, issuedAt: 5_000, expiresAt: 8_000, now: 5_607) }
             == .replayed)
         let closed = [UInt8](try Data(contentsOf: directory.appendingPathComponent(FileReplayGuard.fileName)))
-        #expect(Array(closed[81..<97]) == [UInt8](repeating: 0, count: 16))
-        #expect(Array(closed[0..<81]) == Array(bytes[0..<81]))
+        #expect(closed.count == 41 + 56 + 64)
+        #expect(Array(closed[0..<97]) == bytes)  // the snapshot is never rewritten in place
+        #expect(closed[97] == 2 && Array(closed[98..<101]) == [0, 0, 0])  // kind close, reserved zero
+        #expect(Array(closed[105..<121]) == id(0x21))
+        #expect(Array(closed[121..<161]) == [UInt8](repeating: 0, count: 40))
+        // The closed entry is never a duplicate again, even with the clock set back into the window.
+        #expect(errorCode { try FileReplayGuard(directory: directory).checkAndRecord(
+            messageID: id(0x21), envelopeDigest: expectedDigest, issuedAt: 5_000, expiresAt: 8_000, now: 5_010) }
+            == .replayed)
     }
 
-    @Test("a version 2 file migrates to version 3: its ids stay refused and are never duplicates")
+    @Test("a version 2 file migrates to version 4: its ids stay refused and are never duplicates")
     func migratesVersion2() throws {
         let directory = try makeTemporaryDirectory()
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
@@ -160,7 +167,7 @@ struct ReplayDuplicateTests {
         #expect(errorCode { try guardian.checkAndRecord(
             messageID: id(7), envelopeDigest: digest("A"), issuedAt: 1_000, expiresAt: 9_000, now: 1_001) } == .replayed)
         let migrated = [UInt8](try Data(contentsOf: file))
-        #expect(migrated.count == 41 + 56 && migrated[4] == 3)
+        #expect(migrated.count == 41 + 56 && migrated[4] == 4)
         #expect(Array(migrated[41..<57]) == id(7))
         #expect(Array(migrated[73..<97]) == [UInt8](repeating: 0, count: 24))  // acceptedAt 0, digest none
         // New ids in the migrated state get duplicates.

@@ -41,23 +41,29 @@ struct ReplayGuardTests {
             == .notYetValid)
     }
 
-    @Test("file format: 41-byte header and 56 bytes per id; pruning drops expired ids")
+    @Test("file format: a 41-byte header and 56 bytes per snapshot id, 64 per journal record; compaction prunes")
     func fileFormatAndPruning() throws {
         let directory = try makeTemporaryDirectory()
-        let guardian = FileReplayGuard(directory: directory, capacity: 3)
+        let guardian = FileReplayGuard(directory: directory, capacity: 3, journalLimit: 2)
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
+        // The first id writes a snapshot (no file yet); the second is a journal record.
         try guardian.checkAndRecord(messageID: id(1), issuedAt: 100, expiresAt: 110, now: 100)
+        #expect([UInt8](try Data(contentsOf: file)).count == 41 + 56)
         try guardian.checkAndRecord(messageID: id(2), issuedAt: 100, expiresAt: 120, now: 100)
         let bytes = [UInt8](try Data(contentsOf: file))
-        #expect(bytes.count == 41 + 2 * 56)
-        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [3])
-        // At 111 (and with a message issued at 111) id 1 has expired and is pruned: prunedThrough becomes 111.
+        #expect(bytes.count == 41 + 56 + 64)
+        #expect(Array(bytes[0..<5]) == Array("SPRG".utf8) + [4])
+        #expect(bytes[97] == 1 && Array(bytes[105..<121]) == id(2))  // an add record for id 2
+        // At 111 (a message issued at 111) the journal reaches 2 records: compaction prunes id 1 (expired at 110),
+        // and prunedThrough is the largest expiresAt dropped, 110 (version 3 set it to min(now, L) = 111).
         try guardian.checkAndRecord(messageID: id(3), issuedAt: 111, expiresAt: 200, now: 111)
+        #expect([UInt8](try Data(contentsOf: file)).count == 41 + 2 * 56)
         let state = try guardian.state(now: 111)
         #expect(state.count == 2)
-        #expect(state.prunedThrough == 111)
+        #expect(state.prunedThrough == 110)
         #expect(state.latestIssuedAt == 111)
         #expect(state.evictedIssuedAt == 0)
+        #expect(state.journalRecords == 0 && state.fileVersion == 4)
     }
 
     @Test("overflow evicts the ids issued earliest; only messages that could be evicted ones are refused")
@@ -187,7 +193,7 @@ struct ReplayGuardTests {
         #expect(errorCode { try guardian.checkAndRecord(messageID: id(8), issuedAt: 1_500, expiresAt: 5_000, now: 2_050) }
             == .replayed)
         try guardian.checkAndRecord(messageID: id(9), issuedAt: 2_001, expiresAt: 5_000, now: 2_100)
-        #expect([UInt8](try Data(contentsOf: file))[4] == 3)  // written back as the current version
+        #expect([UInt8](try Data(contentsOf: file))[4] == 4)  // written back as the current version
     }
 
     @Test("corrupt state is reported, not silently reset; reset() is explicit")
@@ -229,7 +235,9 @@ struct ReplayGuardTests {
         }
         #expect(accepted.value == 50)
         let data = try Data(contentsOf: directory.appendingPathComponent(FileReplayGuard.fileName))
-        #expect(data.count == 41 + 50 * 56)  // version 3: 41-byte header, 56 bytes per id
+        // Version 4: the first id made a snapshot (41-byte header, 56 bytes), the other 49 are 64-byte records.
+        #expect(data.count == 41 + 56 + 49 * 64)
+        #expect(try FileReplayGuard(directory: directory).state(now: 1).count == 50)
     }
 }
 

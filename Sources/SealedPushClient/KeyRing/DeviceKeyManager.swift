@@ -56,11 +56,13 @@ public struct DeviceKeyManager: Sendable {
     ///
     /// - Parameter now: Creation time, UNIX seconds.
     /// - Returns: The registration to send to the backend.
-    /// - Throws: `SealedPushError` with code `invalidArgument` if a key ring already exists (use ``rotate(now:)``),
+    /// - Throws: `SealedPushError` with code `invalidArgument` if a key ring already exists (use ``rotate(now:)``) or
+    ///   `now` is past 2^53 − 1,
     ///   `keyStoreCorrupt` if an existing file is invalid (it is never overwritten), `keysUnavailable` or `io`.
     @discardableResult
     public func create(now: UInt64) throws -> DeviceRegistration {
-        try store.update { ring in
+        try Self.checkWritable(now)
+        return try store.update { ring in
             if let existing = ring {
                 throw SealedPushError(
                     .invalidArgument,
@@ -73,14 +75,25 @@ public struct DeviceKeyManager: Sendable {
         }
     }
 
+    /// A key ring holds times 0 ... 2^53 − 1 (`Specs/keyring-v1.md` §2) and a reader refuses more, so a writer
+    /// refuses to write one: a ring written at such a time could never be read again.
+    private static func checkWritable(_ now: UInt64) throws {
+        guard now < 1 << 53 else {
+            throw SealedPushError(
+                .invalidArgument,
+                "the time \(now) (UNIX seconds) is past 2^53 − 1, the latest a key ring can hold; set the clock right")
+        }
+    }
+
     /// Returns the current registration, creating the key ring if none exists yet.
     ///
     /// - Parameter now: Creation time if a key ring has to be created, UNIX seconds.
     /// - Returns: The registration of the current key.
-    /// - Throws: `SealedPushError` with code `keyStoreCorrupt` (an invalid file is never replaced),
-    ///   `keysUnavailable` or `io`.
+    /// - Throws: `SealedPushError` with code `invalidArgument` (`now` past 2^53 − 1), `keyStoreCorrupt` (an
+    ///   invalid file is never replaced), `keysUnavailable` or `io`.
     public func createIfNeeded(now: UInt64) throws -> DeviceRegistration {
-        try store.update { ring in
+        try Self.checkWritable(now)
+        return try store.update { ring in
             let value = ring ?? DeviceKeyRing.generate(now: now)
             ring = value
             return value.registration(keyLifetime: keyLifetime)
@@ -91,10 +104,12 @@ public struct DeviceKeyManager: Sendable {
     ///
     /// - Parameter now: Rotation time, UNIX seconds.
     /// - Returns: The registration of the new current key, to send to the backend.
-    /// - Throws: `SealedPushError` with code `keysUnavailable` if no key ring exists, `keyStoreCorrupt` or `io`.
+    /// - Throws: `SealedPushError` with code `keysUnavailable` if no key ring exists, `invalidArgument` (`now` past
+    ///   2^53 − 1), `keyStoreCorrupt` or `io`.
     @discardableResult
     public func rotate(now: UInt64) throws -> DeviceRegistration {
-        try store.update { ring in
+        try Self.checkWritable(now)
+        return try store.update { ring in
             guard var value = ring else {
                 throw SealedPushError(.keysUnavailable, "no key ring exists yet; create one first")
             }

@@ -63,17 +63,21 @@ public struct SealedPushReceiver: Sendable {
     ///   - clock: The source of "now".
     ///   - duplicateWindow: The replay guard's duplicate window in seconds (default 600; 0 for none,
     ///     `Specs/keyring-v1.md` §5.5).
+    ///   - replayJournalLimit: The replay guard's journal length at which it compacts (default 1,024,
+    ///     `Specs/keyring-v1.md` §5.4.3).
     /// - Throws: `SealedPushError` with code `invalidKey` or `invalidTopic`.
     public init(
         directory: URL,
         serverPublicKeys: [[UInt8]],
         topic: String,
         clock: SealedPushClock = .system,
-        duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow
+        duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow,
+        replayJournalLimit: Int = FileReplayGuard.defaultJournalLimit
     ) throws {
         try self.init(
             keyStore: FileKeyStore(directory: directory, access: .readOnly),
-            replayGuard: FileReplayGuard(directory: directory, duplicateWindow: duplicateWindow),
+            replayGuard: FileReplayGuard(
+                directory: directory, duplicateWindow: duplicateWindow, journalLimit: replayJournalLimit),
             serverPublicKeys: serverPublicKeys,
             topic: topic,
             clock: clock

@@ -7,13 +7,14 @@ import SealedPushCore
 
 /// A persisted ``ReplayGuard``: `replay-v1.bin` in a directory shared by the app and its extension.
 ///
-/// Each check is one read-modify-write under an exclusive `flock` on `replay.lock`, and the file is replaced
-/// atomically (0600 temporary file, `fsync`, `rename`, stale temporaries removed), so the app and the extension can
-/// record ids at the same time without losing any, and a crash leaves the previous state. Expired ids are pruned on
-/// every write; the set is bounded by ``capacity`` (56 bytes per id on disk: the id, its envelope's times, when it
-/// was accepted and the envelope's digest, so an exact copy within ``duplicateWindow`` is a duplicate). The guard
-/// never creates its directory, never follows a symbolic link and never blocks on a FIFO. A corrupt file is reported as
-/// `keyStoreCorrupt` and left untouched; ``reset()`` is the explicit recovery and ``state()`` the inspection.
+/// The file is a snapshot followed by a journal (`Specs/keyring-v1.md` §5, version 4). Each check holds an exclusive
+/// `flock` on `replay.lock`, reads the file, looks the id up (binary search in the snapshot, then the journal), and,
+/// when it records the id, appends one 64-byte record and syncs it before returning — so the app and the extension
+/// can record ids at the same time without losing any, and a crash at any byte loses no id whose check returned.
+/// Every ``journalLimit`` records the state is compacted: expired ids pruned, the set bounded by ``capacity``, and a
+/// new snapshot written atomically (0600 temporary file, `fsync`, `rename`, stale temporaries removed). The guard
+/// never creates its directory, never follows a symbolic link and never blocks on a FIFO. A corrupt file is reported
+/// as `keyStoreCorrupt` and left untouched; ``reset()`` is the explicit recovery and ``state(now:)`` the inspection.
 public struct FileReplayGuard: ReplayGuard {
     /// The default capacity: 16,384 ids (≈ 918 KB on disk). When full, the ids issued earliest are evicted, so a
     /// device receiving 5,000 notifications a day still accepts every one issued in the last 3.2 days.
@@ -24,6 +25,9 @@ public struct FileReplayGuard: ReplayGuard {
     public static let fileName = "replay-v1.bin"
     /// The lock file's name inside ``directory``.
     public static let lockFileName = "replay.lock"
+    /// The default journal length at which the state is compacted: 1,024 records (at full capacity that is 960
+    /// bytes written per recorded id, amortised).
+    public static let defaultJournalLimit = ReplayLedger.defaultJournalLimit
 
     /// The directory holding the state (must exist).
     public let directory: URL
@@ -32,6 +36,8 @@ public struct FileReplayGuard: ReplayGuard {
     /// How long after its first acceptance (device time, seconds) an exact copy of an envelope is a duplicate
     /// rather than a replay; 0 turns duplicate detection off.
     public let duplicateWindow: UInt64
+    /// How many journal records trigger a compaction (1 ... 8,192).
+    public let journalLimit: Int
 
     /// Creates a file replay guard.
     ///
@@ -39,13 +45,16 @@ public struct FileReplayGuard: ReplayGuard {
     ///   - directory: An existing directory (e.g. the key ring directory in the app group container).
     ///   - capacity: The most message ids kept at once.
     ///   - duplicateWindow: The duplicate window in seconds (default 600; 0 for none).
+    ///   - journalLimit: How many journal records trigger a compaction (default 1,024; clamped to 1 ... 8,192).
     public init(
         directory: URL, capacity: Int = FileReplayGuard.defaultCapacity,
-        duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow
+        duplicateWindow: UInt64 = FileReplayGuard.defaultDuplicateWindow,
+        journalLimit: Int = FileReplayGuard.defaultJournalLimit
     ) {
         self.directory = directory
         self.capacity = capacity
         self.duplicateWindow = duplicateWindow
+        self.journalLimit = min(max(journalLimit, 1), ReplayLedger.maximumJournalLimit)
     }
 
     private var filePath: String { directory.appendingPathComponent(Self.fileName).path }
@@ -88,29 +97,51 @@ public struct FileReplayGuard: ReplayGuard {
     ) throws -> ReplayVerdict {
         let directoryPath = try existingDirectory()
         return try POSIXFile.withExclusiveLock(lockPath, create: true) {
-            var ledger = try load(now: now)
-            if ledger.migrated {
-                // Fix the migration time: write the current version before this check can fail.
-                try POSIXFile.writeAtomically(ledger.encoded(), to: filePath, directory: directoryPath)
+            var file = try load(now: now)
+            if file.olderVersion != nil {
+                // Fix the migration: write the current version before this check can fail (§5.4.4).
+                var ledger = file.ledger()
+                ledger.compact(now: now, capacity: capacity)
+                try writeSnapshot(ledger, in: directoryPath)
+                file = try ReplayStateFile(bytes: ledger.encoded(), now: now)
             }
-            let decision = try ledger.check(
+            let ruling = try ReplayLedger.rule(
                 messageID: messageID, digest: digest, issuedAt: issuedAt, expiresAt: expiresAt, now: now,
-                capacity: capacity, window: duplicateWindow)
-            switch decision {
+                window: duplicateWindow, marks: file.marks, existing: { file.entry(for: $0) })
+            switch ruling {
             case .duplicate(let firstAcceptedAt):
                 return .duplicate(firstAcceptedAt: firstAcceptedAt)  // nothing changed: no write
-            case .refused(let error, let changed):
+            case .refused(let error, let close):
                 // A window that closed is persisted, so a clock set back later cannot reopen it.
-                if changed { try write(ledger, in: directoryPath) }
+                if close {
+                    try record(ReplayJournalRecord(messageID: messageID, change: .close), on: &file, now: now,
+                               in: directoryPath)
+                }
                 throw error
-            case .recorded:
-                try write(ledger, in: directoryPath)
+            case .record(let entry):
+                try record(ReplayJournalRecord(messageID: messageID, change: .add(entry)), on: &file, now: now,
+                           in: directoryPath)
                 return .first
             }
         }
     }
 
-    private func write(_ ledger: ReplayLedger, in directoryPath: String) throws {
+    /// Appends `record` (synced before this returns), or compacts when the journal reaches ``journalLimit`` or
+    /// there is no file yet.
+    private func record(
+        _ record: ReplayJournalRecord, on file: inout ReplayStateFile, now: UInt64, in directoryPath: String
+    ) throws {
+        file.apply(record)
+        if file.bytes.isEmpty || file.journalCount >= journalLimit {
+            var ledger = file.ledger()
+            ledger.compact(now: now, capacity: capacity)
+            try writeSnapshot(ledger, in: directoryPath)
+        } else {
+            try POSIXFile.append(record.encoded(), at: file.appendOffset, to: filePath)
+        }
+    }
+
+    private func writeSnapshot(_ ledger: ReplayLedger, in directoryPath: String) throws {
         try POSIXFile.writeAtomically(ledger.encoded(), to: filePath, directory: directoryPath)
         POSIXFile.removeStaleTemporaries(named: Self.fileName, in: directoryPath)
     }
@@ -126,8 +157,7 @@ public struct FileReplayGuard: ReplayGuard {
         guard try POSIXFile.checkDirectory(directoryPath) else { return }
         try POSIXFile.withExclusiveLock(lockPath, create: true) {
             // rename replaces whatever is at the path (a damaged file, a link, a FIFO) without touching a target.
-            try POSIXFile.writeAtomically(ReplayLedger().encoded(), to: filePath, directory: directoryPath)
-            POSIXFile.removeStaleTemporaries(named: Self.fileName, in: directoryPath)
+            try writeSnapshot(ReplayLedger(), in: directoryPath)
         }
     }
 
@@ -138,7 +168,8 @@ public struct FileReplayGuard: ReplayGuard {
     /// - Throws: `SealedPushError` with code `keysUnavailable`, `keyStoreCorrupt` or `io`.
     public func state(now: UInt64) throws -> ReplayGuardState {
         _ = try existingDirectory()
-        let ledger = try load(now: now)
+        let file = try load(now: now)
+        let ledger = file.ledger()
         return ReplayGuardState(
             count: ledger.entries.count,
             capacity: capacity,
@@ -148,7 +179,9 @@ public struct FileReplayGuard: ReplayGuard {
             latestAcceptedAt: ledger.latestAcceptedAt,
             duplicateWindow: duplicateWindow,
             earliestIssuedAt: ledger.entries.values.map(\.issuedAt).min(),
-            latestExpiresAt: ledger.entries.values.map(\.expiresAt).max())
+            latestExpiresAt: ledger.entries.values.map(\.expiresAt).max(),
+            journalRecords: file.olderVersion == nil ? file.journalCount : 0,
+            fileVersion: file.bytes.isEmpty ? nil : Int(file.bytes[4]))
     }
 
     private func existingDirectory() throws -> String {
@@ -159,18 +192,18 @@ public struct FileReplayGuard: ReplayGuard {
         return directoryPath
     }
 
-    private func load(now: UInt64) throws -> ReplayLedger {
+    private func load(now: UInt64) throws -> ReplayStateFile {
         let limit = ReplayLedger.headerLength + ReplayLedger.entryLength * (max(capacity, 1) + 1) + (1 << 20)
         switch try POSIXFile.read(filePath, limit: limit) {
         case .missing:
-            return ReplayLedger()
+            return ReplayStateFile()
         case .denied(let code):
             throw SealedPushError(
                 .keysUnavailable,
                 "replay state at \(filePath) is not readable (\(POSIXFile.errnoText(code)))"
             )
         case .bytes(let bytes):
-            return try ReplayLedger(bytes: bytes, now: now)
+            return try ReplayStateFile(bytes: bytes, now: now)
         }
     }
 }

@@ -9,8 +9,8 @@ public struct ReplayGuardState: Sendable, Hashable {
     /// Envelopes issued at or before this time (UNIX seconds) are refused: an id evicted for room was issued then.
     /// 0 when nothing was evicted.
     public var evictedIssuedAt: UInt64
-    /// Envelopes expiring at or before this time are refused: ids that expired by then were dropped. It never
-    /// passes the latest authenticated `issuedAt`, so a device clock running ahead cannot move it.
+    /// Envelopes expiring at or before this time are refused: it is the latest `expiresAt` of an id dropped as
+    /// expired. It never passes the latest authenticated `issuedAt`, so a device clock running ahead cannot move it.
     public var prunedThrough: UInt64
     /// The latest authenticated `issuedAt` recorded (the senders' clock).
     public var latestIssuedAt: UInt64
@@ -23,4 +23,8 @@ public struct ReplayGuardState: Sendable, Hashable {
     public var earliestIssuedAt: UInt64?
     /// The latest `expiresAt` among remembered ids, if any.
     public var latestExpiresAt: UInt64?
+    /// How many journal records follow the snapshot (0 right after a compaction).
+    public var journalRecords: Int = 0
+    /// The file format version read (4 is current; an older one is migrated at the next check), nil with no file.
+    public var fileVersion: Int?
 }

@@ -182,6 +182,46 @@ enum POSIXFile {
         syncDirectory(directory)
     }
 
+    /// Appends `record` to the existing regular file at `path` at `offset` (its end once a torn tail is cut: the
+    /// file is first truncated to `offset` if it is longer), then syncs it to stable storage before returning.
+    ///
+    /// Never follows a symbolic link, never blocks on a FIFO, never creates the file.
+    static func append(_ record: [UInt8], at offset: Int, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP { throw notRegular(path, "a symbolic link (not followed)") }
+            throw SealedPushError(.io, "cannot open \(path) to append: \(errnoText(code))")
+        }
+        defer { close(fd) }
+        let info = try checkRegular(fd, path)
+        if Int(info.st_size) != offset {
+            guard ftruncate(fd, off_t(offset)) == 0 else {
+                throw SealedPushError(.io, "cannot cut \(path) back to \(offset) bytes: \(errnoText(errno))")
+            }
+        }
+        var written = 0
+        while written < record.count {
+            let count = record.withUnsafeBytes { buffer in
+                pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SealedPushError(.io, "cannot append to \(path): \(errnoText(errno))")
+            }
+            guard count > 0 else { throw SealedPushError(.io, "cannot append to \(path): no progress") }
+            written += count
+        }
+        #if canImport(Darwin)
+        let synced = fsync(fd)
+        #else
+        let synced = fdatasync(fd)
+        #endif
+        guard synced == 0 else {
+            throw SealedPushError(.io, "cannot sync \(path): \(errnoText(errno))")
+        }
+    }
+
     /// Fails with `keyStoreCorrupt` unless `fd` is a regular file.
     /// - Returns: Its `fstat`.
     @discardableResult
