@@ -37,6 +37,9 @@ struct FCMProvider: PushProvider {
         }
         let nowSeconds = UInt64(max(0, now().timeIntervalSince1970.rounded(.down)))
         let expiresAt = UInt64(max(0, job.expiresAt.timeIntervalSince1970.rounded(.down)))
+        // The API stores the notification's own id as its collapse id when the sender named none (the status shows
+        // it). That id is a random UUID the gateway draws when it accepts the send, so a sender cannot have named it:
+        // equal means "none named". (Naming an earlier notification's id, to replace it, differs and is kept.)
         let explicitCollapse = job.collapseID.flatMap { $0 == job.notificationID.uuidString.lowercased() ? nil : $0 }
         let message = FCMMessage(
             token: token, envelopeText: job.body.envelopeText,
