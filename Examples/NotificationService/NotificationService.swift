@@ -163,7 +163,7 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
             Metrics.recordSetupProblem(problem)
             deliver(NotificationDeliveryFallback.original)
         case .success(let step):
-            step.didReceive(NotificationRequest(userInfo: original.userInfo)) { delivery in
+            step.didReceive(NotificationRequest(userInfo: original.userInfo, identifier: request.identifier)) { delivery in
                 deliver(delivery)
             }
         }
@@ -229,7 +229,13 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
                 },
                 // An exact duplicate (outcome `.duplicate`, counted by the observer like any outcome) is shown again
                 // or, with the filtering entitlement, suppressed.
-                duplicates: SealedPushConfig.hasFilteringEntitlement ? .suppress : .deliverAgain
+                duplicates: SealedPushConfig.hasFilteringEntitlement ? .suppress : .deliverAgain,
+                // Control messages (Specs/control-v1.md): remove and update act on delivered notifications; a remove
+                // or badge shows nothing with the filtering entitlement, else a quiet placeholder (never old content).
+                controls: ControlConfiguration(
+                    center: SystemNotificationCenter(),
+                    presentation: SealedPushConfig.hasFilteringEntitlement
+                        ? .suppress : .quietPlaceholder(.localized(key: "NOTIFICATIONS_UPDATED")))
             )
         ))
     }
@@ -317,9 +323,11 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
         }
         if let score = decrypted.relevanceScore { content.relevanceScore = score }
         if let target = decrypted.targetContentID { content.targetContentIdentifier = target }
-        // Drop the opaque envelope; hand the app its data (still JSON text, parse it in the app).
+        // Drop the opaque envelope; hand the app its data (still JSON text, parse it in the app) and the sender's
+        // notification id, which later control messages find it by (control-v1 §1).
         var info = userInfo
         info["sp"] = nil
+        if let id = decrypted.notificationID { info[NotificationControl.userInfoKey] = id }
         if let data = decrypted.data {
             var writer = JSONWriter()
             writer.value(data)
@@ -327,6 +335,28 @@ nonisolated final class ContentHandlerBox: @unchecked Sendable {
         }
         content.userInfo = info
         return content
+    }
+}
+
+/// `UNUserNotificationCenter` as the step's control messages see it: delivered notifications with the SealedPush
+/// notification id from their `userInfo`, removal by request identifier, the badge (iOS 16's `setBadgeCount`).
+nonisolated struct SystemNotificationCenter: DeliveredNotificationCenter {
+    func deliveredNotifications() async -> [DeliveredNotification] {
+        await UNUserNotificationCenter.current().deliveredNotifications().map { notification in
+            let request = notification.request
+            return DeliveredNotification(
+                requestIdentifier: request.identifier,
+                notificationID: request.content.userInfo[NotificationControl.userInfoKey] as? String,
+                threadIdentifier: request.content.threadIdentifier.isEmpty ? nil : request.content.threadIdentifier)
+        }
+    }
+
+    func removeDeliveredNotifications(withIdentifiers identifiers: [String]) async {
+        UNUserNotificationCenter.current().removeDeliveredNotifications(withIdentifiers: identifiers)
+    }
+
+    func setBadgeCount(_ count: Int) async throws {
+        try await UNUserNotificationCenter.current().setBadgeCount(count)
     }
 }
 

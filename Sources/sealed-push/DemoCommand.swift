@@ -226,6 +226,7 @@ struct DemoCommand: AsyncParsableCommand {
         case .decrypted: "decrypted"
         case .duplicate(let handling): "duplicate (\(handling.rawValue))"
         case .fallback(let reason): "fallback: \(reason.rawValue)"
+        case .control(let kind): "control (\(kind.rawValue))"
         }
     }
 

@@ -81,7 +81,7 @@ struct CompletionRaceTests {
                 case .decrypted: consistent = delivery.content == .decrypted(secret)
                 case .fallback(.timedOut), .fallback(.authenticationFailure):
                     consistent = delivery.content == .placeholder(placeholder)
-                case .fallback, .duplicate: consistent = false
+                case .fallback, .duplicate, .control: consistent = false
                 }
                 if !consistent || outcomes[0] != delivery.outcome { failures += 1 }
             }

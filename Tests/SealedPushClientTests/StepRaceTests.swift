@@ -96,6 +96,7 @@ struct StepRaceTests {
                 #expect(delivery.content == .placeholder(placeholder))
             case .fallback(let other): Issue.record("unexpected reason \(other)")
             case .duplicate(let handling): Issue.record("unexpected duplicate \(handling)")
+            case .control(let kind): Issue.record("unexpected control \(kind)")
             }
         }
     }

@@ -104,6 +104,13 @@ final class CompletionGate: @unchecked Sendable {
         }
     }
 
+    /// Finishes a `remove` or `badge` control message with what the configuration shows for it (nothing, or the
+    /// quiet placeholder), reported as `outcome`. - Returns: whether this call delivered.
+    @discardableResult
+    func finishControl(_ content: NotificationDelivery.Content, outcome: NotificationOutcome) -> Bool {
+        finish { _ in NotificationDelivery(content: content, outcome: outcome) }
+    }
+
     /// Finishes with nothing to show: a duplicate suppressed. - Returns: whether this call delivered.
     @discardableResult
     func suppressDuplicate() -> Bool {

@@ -21,6 +21,9 @@ public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
     case malformed
     /// Neither decryption nor failure came before the deadline or the system's expiry call.
     case timedOut
+    /// A `remove` or `badge` control message (`Specs/control-v1.md` §2) reached a step configured without
+    /// ``ControlConfiguration``, or applying it failed: nothing was changed, and its (empty) content is never shown.
+    case controlNotApplied
 
     /// Maps a receive-path error to its fallback reason.
     ///
@@ -53,6 +56,9 @@ public enum NotificationOutcome: Sendable, Hashable {
     case duplicate(DuplicateHandling)
     /// The fallback placeholder was delivered.
     case fallback(FallbackReason)
+    /// A `remove` or `badge` control message (`Specs/control-v1.md` §2) was applied; the request showed nothing of
+    /// its own (suppressed, or the configured quiet placeholder). An `update` is reported as ``decrypted``.
+    case control(NotificationControl.Kind)
 }
 
 /// What a request delivers to its content handler: exactly once per request.

@@ -5,19 +5,27 @@ import SealedPushCore
 /// is `Sendable` and holds no `Any`.
 public struct NotificationRequest: Sendable {
     let envelope: Result<[UInt8], SealedPushError>
+    /// The system's request identifier (`UNNotificationRequest.identifier`), which an update never removes.
+    public let identifier: String?
 
     /// Creates a request from the raw APNs JSON body.
     ///
-    /// - Parameter body: The APNs JSON body bytes.
-    public init(body: [UInt8]) {
+    /// - Parameters:
+    ///   - body: The APNs JSON body bytes.
+    ///   - identifier: The system's request identifier, if known.
+    public init(body: [UInt8], identifier: String? = nil) {
         envelope = Self.capture { try APNsPayload.extractEnvelope(fromBody: body) }
+        self.identifier = identifier
     }
 
     /// Creates a request from a notification's `userInfo` (`request.content.userInfo` on iOS).
     ///
-    /// - Parameter userInfo: The notification's `userInfo`.
-    public init(userInfo: [AnyHashable: Any]) {
+    /// - Parameters:
+    ///   - userInfo: The notification's `userInfo`.
+    ///   - identifier: The system's request identifier (`request.identifier`).
+    public init(userInfo: [AnyHashable: Any], identifier: String? = nil) {
         envelope = Self.capture { try APNsPayload.extractEnvelope(fromUserInfo: userInfo) }
+        self.identifier = identifier
     }
 
     private static func capture(_ body: () throws -> [UInt8]) -> Result<[UInt8], SealedPushError> {

@@ -44,6 +44,9 @@ public final class NotificationServiceStep: Sendable {
         /// What an exact duplicate delivers: the same content again (default) or nothing
         /// (``DuplicateHandling/suppress``, for extensions with the notification-filtering entitlement).
         public var duplicates: DuplicateHandling
+        /// How control messages (`Specs/control-v1.md`) act on delivered notifications and what a `remove` or
+        /// `badge` request shows; nil applies none (such a request then shows the fallback, never content).
+        public var controls: ControlConfiguration?
 
         /// Creates a configuration.
         ///
@@ -55,6 +58,7 @@ public final class NotificationServiceStep: Sendable {
         ///   - attachments: Attachment and content-reference fetching, or nil for text only.
         ///   - reportObserver: The report observer.
         ///   - duplicates: What an exact duplicate delivers (default: the same content again).
+        ///   - controls: How control messages are applied, or nil for none.
         public init(
             deadline: Duration = .seconds(25),
             fallbackPlaceholder: Placeholder? = nil,
@@ -62,7 +66,8 @@ public final class NotificationServiceStep: Sendable {
             enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)? = nil,
             attachments: AttachmentConfiguration? = nil,
             reportObserver: (@Sendable (NotificationReport) -> Void)? = nil,
-            duplicates: DuplicateHandling = .deliverAgain
+            duplicates: DuplicateHandling = .deliverAgain,
+            controls: ControlConfiguration? = nil
         ) {
             self.deadline = deadline
             self.fallbackPlaceholder = fallbackPlaceholder
@@ -71,6 +76,7 @@ public final class NotificationServiceStep: Sendable {
             self.attachments = attachments
             self.reportObserver = reportObserver
             self.duplicates = duplicates
+            self.controls = controls
         }
     }
 
@@ -128,53 +134,109 @@ public final class NotificationServiceStep: Sendable {
         let open = self.open
         let enrich = configuration.enrich
         let duplicates = configuration.duplicates
+        let controls = configuration.controls
         let pipeline = configuration.attachments.map(AttachmentPipeline.init)
         // Opening does blocking file I/O (key ring read, replay guard flock): keep it off the Swift concurrency pool.
         DispatchQueue.global(qos: .userInitiated).async {
             guard !gate.isFinished else { return }
-            let opened: OpenedNotification
+            var received: OpenedNotification
             do {
-                opened = try open(try request.envelope.get())
+                received = try open(try request.envelope.get())
             } catch {
                 gate.fail(FallbackReason(error), code: (error as? SealedPushError)?.code)
                 return
             }
-            if opened.isDuplicate, duplicates == .suppress {
-                gate.suppressDuplicate()
+            if let control = received.content.control {
+                // Control messages (control-v1 §2.1): a remove or badge shows nothing of its own; an update shows its
+                // content. A duplicate is never applied twice.
+                let silent = control.kind != .update
+                if silent {
+                    let shown = controls?.deliveryContent ?? fallback
+                    if received.isDuplicate {
+                        gate.finishControl(duplicates == .suppress ? .suppressed : shown, outcome: .duplicate(duplicates))
+                        return
+                    }
+                    guard let controls else {
+                        gate.fail(.controlNotApplied)  // cannot apply: never show it as content
+                        return
+                    }
+                    gate.attach(Task.detached {
+                        do {
+                            try await controls.apply(control, requestIdentifier: request.identifier)
+                            gate.finishControl(shown, outcome: .control(control.kind))
+                        } catch {
+                            gate.fail(.controlNotApplied, code: (error as? SealedPushError)?.code)
+                        }
+                    })
+                    return
+                }
+            }
+            var update: NotificationControl?
+            if let control = received.content.control, case .update(let id) = control.action {
+                // An update shows its content as notification `id` (its userInfo id), without the control member.
+                var content = received.content
+                content.control = nil
+                content.notificationID = id
+                received = received.replacingContent(content)
+                update = control
+            }
+            let opened = received
+            if let control = update, !opened.isDuplicate, let controls {
+                // An older copy shown under another request id goes first (a local call), then the content.
+                gate.attach(Task.detached {
+                    try? await controls.apply(control, requestIdentifier: request.identifier)
+                    Self.deliver(opened, gate: gate, duplicates: duplicates, pipeline: pipeline, enrich: enrich,
+                                 requestDeadline: requestDeadline)
+                })
                 return
             }
-            let outcome: NotificationOutcome = opened.isDuplicate ? .duplicate(.deliverAgain) : .decrypted
-            let needsAttachments = pipeline.map {
-                !$0.plannedIndexes(for: opened.content).isEmpty
-                    || ($0.configuration.fetchesContentReferences && opened.content.contentReference != nil)
-            } ?? false
-            guard enrich != nil || needsAttachments else {
-                gate.succeed(opened.content, outcome: outcome)
-                return
-            }
-            // The text (or a reference's preview) is the best attempt while files and the full content arrive.
-            gate.recordBestAttempt(
-                opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [],
-                outcome: outcome)
-            gate.attach(Task.detached {
-                var fetched = AttachmentPipeline.Outcome(content: opened.content)
-                if needsAttachments, let pipeline {
-                    fetched = await pipeline.run(
-                        opened.content, deadline: requestDeadline, messageID: opened.messageID,
-                        isDuplicate: opened.isDuplicate)
-                }
-                if let enrich {
-                    let input = opened.replacingContent(fetched.content)
-                    fetched.content = (try? await enrich(input)) ?? fetched.content
-                }
-                if !gate.succeed(
-                    fetched.content, attachments: fetched.delivered, failures: fetched.failures, outcome: outcome)
-                {
-                    // Expiry or the deadline delivered first: the files are not shown, so they must not stay.
-                    fetched.removeFiles()
-                }
-            })
+            Self.deliver(opened, gate: gate, duplicates: duplicates, pipeline: pipeline, enrich: enrich,
+                         requestDeadline: requestDeadline)
         }
+    }
+
+    /// Delivers opened content (a first opening or a duplicate delivered again): the text at once, or as the best
+    /// attempt while attachments, a content reference and later work complete.
+    private static func deliver(
+        _ opened: OpenedNotification, gate: CompletionGate, duplicates: DuplicateHandling,
+        pipeline: AttachmentPipeline?, enrich: (@Sendable (OpenedNotification) async throws -> NotificationContent)?,
+        requestDeadline: ContinuousClock.Instant
+    ) {
+        if opened.isDuplicate, duplicates == .suppress {
+            gate.suppressDuplicate()
+            return
+        }
+        let outcome: NotificationOutcome = opened.isDuplicate ? .duplicate(.deliverAgain) : .decrypted
+        let needsAttachments = pipeline.map {
+            !$0.plannedIndexes(for: opened.content).isEmpty
+                || ($0.configuration.fetchesContentReferences && opened.content.contentReference != nil)
+        } ?? false
+        guard enrich != nil || needsAttachments else {
+            gate.succeed(opened.content, outcome: outcome)
+            return
+        }
+        // The text (or a reference's preview) is the best attempt while files and the full content arrive.
+        gate.recordBestAttempt(
+            opened.content, pendingAttachments: pipeline?.plannedIndexes(for: opened.content) ?? [],
+            outcome: outcome)
+        gate.attach(Task.detached {
+            var fetched = AttachmentPipeline.Outcome(content: opened.content)
+            if needsAttachments, let pipeline {
+                fetched = await pipeline.run(
+                    opened.content, deadline: requestDeadline, messageID: opened.messageID,
+                    isDuplicate: opened.isDuplicate)
+            }
+            if let enrich {
+                let input = opened.replacingContent(fetched.content)
+                fetched.content = (try? await enrich(input)) ?? fetched.content
+            }
+            if !gate.succeed(
+                fetched.content, attachments: fetched.delivered, failures: fetched.failures, outcome: outcome)
+            {
+                // Expiry or the deadline delivered first: the files are not shown, so they must not stay.
+                fetched.removeFiles()
+            }
+        })
     }
 
     /// The system's "time will expire" call: every pending request delivers its best attempt now (decrypted content

@@ -35,6 +35,12 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// the APNs budget: the members beside it are then a preview that a receiver shows if it cannot fetch the rest.
     /// Every receiver checks only that it is an object with a `url` string.
     public var contentReference: JSONValue?
+    /// The sender's id of this notification (`Specs/control-v1.md` §1): 1 to 64 bytes of UTF-8 without control
+    /// characters. Receivers hand it to the app (`userInfo["sealedpush-notification-id"]` on iOS) so a later control
+    /// message can find the notification.
+    public var notificationID: String?
+    /// What this message does to notifications already delivered (`Specs/control-v1.md` §2), or nil for content.
+    public var control: NotificationControl?
     /// Members this version does not define (spec §4: kept end to end, written after the known members in
     /// canonical order). A name of a known member here is rejected by ``canonicalJSON()``.
     public var additionalMembers: JSONObject = JSONObject()
@@ -44,8 +50,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil, sound: String? = nil,
         threadID: String? = nil, category: String? = nil, interruptionLevel: InterruptionLevel? = nil,
         relevanceScore: Double? = nil, targetContentID: String? = nil, data: JSONValue? = nil,
-        attachments: [JSONValue]? = nil, contentReference: JSONValue? = nil,
-        additionalMembers: JSONObject = JSONObject()
+        attachments: [JSONValue]? = nil, contentReference: JSONValue? = nil, notificationID: String? = nil,
+        control: NotificationControl? = nil, additionalMembers: JSONObject = JSONObject()
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -60,6 +66,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         self.data = data
         self.attachments = attachments
         self.contentReference = contentReference
+        self.notificationID = notificationID
+        self.control = control
         self.additionalMembers = additionalMembers
     }
 
@@ -72,6 +80,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         case targetContentID = "target-content-id"
         case data, attachments
         case contentReference = "content-ref"
+        case notificationID = "notification-id"
+        case control
     }
 
     /// The canonical JSON encoding (spec §4.1).
@@ -101,6 +111,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         if let data { key("\"data\":"); writer.value(data) }
         if let attachments { key("\"attachments\":"); writer.value(.array(attachments)) }
         if let contentReference { key("\"content-ref\":"); writer.value(contentReference) }
+        if let notificationID { key("\"notification-id\":"); writer.string(notificationID) }
+        if let control { key("\"control\":"); writer.value(control.jsonValue) }
         for (name, value) in additionalMembers {
             if !first { writer.raw(",") }
             first = false
@@ -174,9 +186,53 @@ public struct NotificationContent: Sendable, Hashable, Codable {
             }
             contentReference = value
         }
+        if let value = members[CodingKeys.notificationID.rawValue] {
+            guard case .string(let text) = value, NotificationControl.isNotificationID(text) else {
+                throw SealedPushError(
+                    .malformedContent,
+                    "content field \"notification-id\" must be a string of 1 to 64 bytes without control characters")
+            }
+            notificationID = text
+        }
+        if let value = members[CodingKeys.control.rawValue] {
+            control = try NotificationControl(json: value)
+        }
+        try validateControl()
+    }
+
+    /// `Specs/control-v1.md` §2: a `remove` or `badge` message carries nothing to show; an update names the
+    /// notification its own id says.
+    private func validateControl() throws {
+        guard let control else { return }
+        switch control.action {
+        case .remove, .badge:
+            let shown: [(String, Bool)] = [
+                ("title", title != nil), ("subtitle", subtitle != nil), ("body", body != nil), ("sound", sound != nil),
+                ("thread-id", threadID != nil), ("category", category != nil),
+                ("interruption-level", interruptionLevel != nil), ("relevance-score", relevanceScore != nil),
+                ("target-content-id", targetContentID != nil), ("data", data != nil), ("attachments", attachments != nil),
+                ("content-ref", contentReference != nil),
+            ]
+            if let (name, _) = shown.first(where: \.1) {
+                throw SealedPushError(
+                    .malformedContent,
+                    "content field \"\(name)\" cannot travel with a \(control.kind.rawValue) control message, which shows nothing")
+            }
+        case .update(let id):
+            if let notificationID, notificationID != id {
+                throw SealedPushError(
+                    .malformedContent, "an update's \"notification-id\" must equal the \"id\" of its control member")
+            }
+        }
     }
 
     private func validate() throws {
+        if let notificationID, !NotificationControl.isNotificationID(notificationID) {
+            throw SealedPushError(
+                .malformedContent, "notification id must be 1 to 64 bytes of UTF-8 without control characters")
+        }
+        try control?.validate()
+        try validateControl()
         if let badge, badge < 0 || badge > Int(Int32.max) {
             throw SealedPushError(.malformedContent, "badge \(badge) is outside 0...2147483647")
         }
