@@ -288,17 +288,23 @@ final class SwiftInteropTests {
         String printed = run("open", "--keyring", ringDir.toString(), "--server-public", serverPublic, "--topic", TOPIC,
             "--payload", payload.toString(), "--now", Long.toString(now));
         assertTrue(printed.contains("shared"), printed);
-        // ... Java reads Swift's replay state: the very same envelope is a duplicate (same digest, file format v3) ...
+        // ... Java reads Swift's replay state (file format version 4, keyring-v1 §5: Swift's record is an `add` in
+        // the journal, or its snapshot): the very same envelope is a duplicate (same digest) ...
         EnvelopeOpener opener = new EnvelopeOpener(TOPIC, new FileKeyRingStore(ringDir, true),
             Collections.singletonList(X25519.parsePublicKeyText(serverPublic)));
         OpenedEnvelope o = opener.openBody(body.getBytes(StandardCharsets.UTF_8), now);
         ReplayGuard guard = new ReplayGuard(ringDir, ReplayGuard.DEFAULT_CAPACITY, 600);
+        ReplayGuard.State swiftState = guard.inspect(); // reads without migrating or writing
+        assertEquals(4, swiftState.version, "Swift writes replay state version 4");
+        assertEquals(1, swiftState.entries.size());
         assertEquals(ReplayGuard.Outcome.DUPLICATE, guard.check(o, now + 1));
         // ... and a Java-recorded message is refused by Swift after the window.
         String second = run("seal", "--server-key", dir.resolve("server.key").toString(), "--device-public",
             X25519.publicKeyText(ring.current().publicKey()), "--topic", TOPIC, "--body", "zweite-nachricht");
         OpenedEnvelope o2 = opener.openBody(second.getBytes(StandardCharsets.UTF_8), now);
         assertEquals(ReplayGuard.Outcome.FRESH, guard.check(o2, now));
+        // Java appended one 64-byte record to the journal Swift reads next.
+        assertEquals(swiftState.journalRecords + 1, guard.inspect().journalRecords);
         Files.write(payload, second.getBytes(StandardCharsets.UTF_8));
         Process p = new ProcessBuilder(cli.toString(), "open", "--keyring", ringDir.toString(), "--server-public", serverPublic,
             "--topic", TOPIC, "--payload", payload.toString(), "--now", Long.toString(now + 700)).redirectErrorStream(true).start();
@@ -306,5 +312,12 @@ final class SwiftInteropTests {
         assertEquals(1, p.waitFor(), out);
         assertTrue(out.contains("replayed"), out);
         assertTrue(!out.contains("zweite-nachricht"), out);
+        // ... and the first envelope, recorded by Swift and found by Java, is refused by Java after the window too.
+        try {
+            guard.check(o, now + 700);
+            throw new AssertionError("the envelope Swift recorded opened again in Java");
+        } catch (SealedPushException e) {
+            assertEquals(ErrorCode.REPLAYED, e.code(), e.getMessage());
+        }
     }
 }
