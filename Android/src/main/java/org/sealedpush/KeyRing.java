@@ -103,7 +103,7 @@ public final class KeyRing implements DeviceKeys {
     public DeviceKeyAgreement find(byte[] keyId) throws SealedPushException {
         for (KeyRingEntry e : keys) {
             if (e.samePublicKey(keyId)) {
-                return new RawDeviceKey(e.privateKey());
+                return new RawDeviceKey(e.privateKey(), e.publicKey());
             }
         }
         return null;

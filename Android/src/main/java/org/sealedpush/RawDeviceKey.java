@@ -21,6 +21,18 @@ public final class RawDeviceKey implements DeviceKeyAgreement {
         }
     }
 
+    /**
+     * Wraps a copy of {@code privateKey} with its already verified {@code publicKey} (a key ring entry, whose pair was
+     * checked when the ring was read): no third X25519 per open.
+     */
+    RawDeviceKey(byte[] privateKey, byte[] publicKey) throws SealedPushException {
+        if (privateKey == null || privateKey.length != 32 || publicKey == null || publicKey.length != 32) {
+            throw new SealedPushException(ErrorCode.INVALID_KEY, "a key pair is two 32-byte keys");
+        }
+        this.privateKey = privateKey.clone();
+        this.publicKey = publicKey.clone();
+    }
+
     @Override
     public byte[] publicKey() {
         return publicKey.clone();
