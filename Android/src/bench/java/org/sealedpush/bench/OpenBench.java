@@ -32,12 +32,14 @@ import org.sealedpush.X25519;
  * Issue 19 §4 "Figures" for the Java opener, measured in one run after JIT warm-up (no JMH: nothing is fetched):
  * open (FCM data map / APNs body → content) against the JDK primitives alone (2 X25519 + 5 HMAC-SHA256 + 1
  * ChaCha20-Poly1305), blob decryption against one JDK ChaCha20-Poly1305 call over the same bytes, and the heap needed
- * to open and decrypt a 50 MB video (in child JVMs, {@link HeapProbe}). Prints one Markdown table.
+ * to open and decrypt a 50 MB video (in child JVMs, {@link HeapProbe}), and the persisted replay guard's check on a
+ * full state against an empty one ({@link ReplayBench}). Prints one Markdown table.
  *
  * <p>Timing: wall clock ({@code System.nanoTime}), benchmarks of a section interleaved round by round so drift hits
  * all alike; each figure is the median over the rounds of (batch time / batch size).
  *
- * <p>Options: {@code --quick} (shorter warm-up and fewer rounds), {@code --skip-heap}.
+ * <p>Options: {@code --quick} (shorter warm-up and fewer rounds), {@code --skip-heap}, {@code --only SECTION} (open,
+ * blob, replay or heap).
  */
 public final class OpenBench {
     static final String TOPIC = "com.example.chat";
@@ -344,6 +346,26 @@ public final class OpenBench {
         return String.format(Locale.ROOT, "%.1f MB/s", v);
     }
 
+    // ---- replay ----
+
+    private static String us(double nanos) {
+        return String.format(Locale.ROOT, "%.1f µs", nanos / 1000);
+    }
+
+    /** {@link ReplayBench}: the persisted guard's check on an empty and a full state, and the bytes it writes. */
+    private void replaySection() throws Exception {
+        ReplayBench.Result r = ReplayBench.run();
+        int n = ReplayBench.CHECKS;
+        row("replay check, file guard, empty (wall, with force; mean of " + n + ")", us(r.emptyNanos), "", "", "", "", "");
+        double ratio = r.fullNanos / r.emptyNanos;
+        row("replay check, file guard, full: " + r.fullCount + " ids (wall, with force; mean of " + n + ")", us(r.fullNanos),
+            "file guard, empty", us(r.emptyNanos), x(ratio) + " the cost", "≤ 2.00×", ratio <= 2 ? "PASS" : "MISS");
+        double bytes = r.fullBytes / 4096;
+        row("replay state bytes written per recorded id, full (amortised over " + n + ")",
+            String.format(Locale.ROOT, "%.0f B", r.fullBytes), "issue 19 bound: 4 KiB", "4096 B", x(bytes) + " the cost",
+            "≤ 1.00×", bytes <= 1 ? "PASS" : "MISS");
+    }
+
     // ---- heap ----
 
     private void heapSection() throws Exception {
@@ -398,13 +420,18 @@ public final class OpenBench {
     public static void main(String[] args) throws Exception {
         boolean quick = false;
         boolean heap = true;
-        for (String a : args) {
+        String only = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
             if (a.equals("--quick")) {
                 quick = true;
             } else if (a.equals("--skip-heap")) {
                 heap = false;
+            } else if (a.equals("--only") && i + 1 < args.length
+                && Arrays.asList("open", "blob", "replay", "heap").contains(args[i + 1])) {
+                only = args[++i];
             } else {
-                System.err.println("usage: OpenBench [--quick] [--skip-heap]");
+                System.err.println("usage: OpenBench [--quick] [--skip-heap] [--only open|blob|replay|heap]");
                 System.exit(2);
             }
         }
@@ -412,11 +439,19 @@ public final class OpenBench {
         System.err.println("java " + System.getProperty("java.runtime.version") + ", " + System.getProperty("java.vm.name")
             + ", " + Runtime.getRuntime().availableProcessors() + " CPUs, max heap "
             + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB");
-        System.err.println("==> open (warm-up " + b.warmupNanos / 1_000_000_000L + " s, " + b.rounds + " rounds)");
-        b.openSection();
-        System.err.println("==> blob");
-        b.blobSection();
-        if (heap) {
+        if (only == null || only.equals("open")) {
+            System.err.println("==> open (warm-up " + b.warmupNanos / 1_000_000_000L + " s, " + b.rounds + " rounds)");
+            b.openSection();
+        }
+        if (only == null || only.equals("blob")) {
+            System.err.println("==> blob");
+            b.blobSection();
+        }
+        if (only == null || only.equals("replay")) {
+            System.err.println("==> replay (file guard, " + ReplayBench.CHECKS + " checks per state, after as many to warm up)");
+            b.replaySection();
+        }
+        if (only == null ? heap : only.equals("heap")) {
             System.err.println("==> heap (child JVMs)");
             b.heapSection();
         }
