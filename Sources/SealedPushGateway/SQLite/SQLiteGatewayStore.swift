@@ -693,8 +693,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     // MARK: Helpers
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the single-writer lock, across processes too).
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction. `durable: false` commits it without an fsync of its own
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the single-writer lock, across processes too). `durable: false` commits it without an fsync of its own
     /// (`synchronous = NORMAL` for this transaction only): for writes whose loss at a power failure only repeats a
     /// send.
     private func write<T: Sendable>(

@@ -1,0 +1,95 @@
+import Foundation
+import SealedPushClient
+import SealedPushCore
+import SealedPushServer
+import Testing
+
+/// `Specs/control-v1.md` §4 across the module boundary: receipts sealed by the client (swift-crypto) open on the
+/// server (libsodium) to the same record, and everything the spec refuses is refused with its code.
+@Suite("Receipts: client seals, server opens (control-v1 §4)")
+struct ReceiptConformanceTests {
+    let topic = "com.example.receipts"
+    let now: UInt64 = 1_800_000_000
+
+    struct Fixture {
+        let identity: ServerIdentity
+        let manager: DeviceKeyManager
+        let directory: URL
+        let devicePublic: [UInt8]
+        let deviceKeyID: KeyID
+        let sealer: ReceiptSealer
+    }
+
+    func fixture() throws -> Fixture {
+        let identity = try ServerIdentity.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-\(UUID().uuidString)")
+        let manager = DeviceKeyManager(directory: directory)
+        let registration = try manager.create(now: now - 100)
+        let devicePublic = try KeyText.decodePublicKey(registration.publicKey)
+        let sealer = try ReceiptSealer(
+            keyStore: FileKeyStore(directory: directory, access: .readOnly), serverPublicKeys: [identity.publicKey],
+            topic: topic)
+        return Fixture(identity: identity, manager: manager, directory: directory, devicePublic: devicePublic,
+                       deviceKeyID: try KeyID.derived(fromPublicKey: devicePublic), sealer: sealer)
+    }
+
+    func code(_ body: () throws -> Void) -> SealedPushError.Code? {
+        do { try body(); return nil } catch let error as SealedPushError { return error.code } catch { return nil }
+    }
+
+    @Test func sealedOnTheDeviceOpensOnTheServer() throws {
+        let f = try fixture()
+        let receipt = DeliveryReceipt(messageID: Array(repeating: 7, count: 16), outcome: .fallback(reason: "replayed"),
+                                      attachmentsDelivered: 0, attachmentsFailed: 1, deviceTime: now)
+        let bytes = try f.sealer.seal(receipt, deviceKeyID: f.deviceKeyID, serverKeyID: f.identity.keyID, now: now)
+        #expect(bytes.count == 82 + 256 + 16)
+        let opener = try ReceiptOpener(identity: f.identity, topic: topic)
+        let opened = try opener.open(bytes, devicePublicKey: { $0 == f.deviceKeyID ? f.devicePublic : nil }, now: now + 5)
+        #expect(opened.receipt == receipt)
+        #expect(opened.deviceKeyID == f.deviceKeyID && opened.expiresAt == now + 604_800)
+        // Two receipts of the same record differ (fresh ephemeral key and receipt id) and both open.
+        let second = try f.sealer.seal(receipt, deviceKeyID: f.deviceKeyID, serverKeyID: f.identity.keyID, now: now)
+        #expect(second != bytes)
+        #expect(try opener.open(second, devicePublicKey: { _ in f.devicePublic }, now: now).receiptID != opened.receiptID)
+    }
+
+    @Test func whatTheSpecRefuses() throws {
+        let f = try fixture()
+        let receipt = DeliveryReceipt(messageID: Array(repeating: 1, count: 16), outcome: .decrypted, deviceTime: now)
+        let bytes = try f.sealer.seal(receipt, deviceKeyID: f.deviceKeyID, serverKeyID: f.identity.keyID, now: now)
+        let opener = try ReceiptOpener(identity: f.identity, topic: topic)
+        let device: (KeyID) -> [UInt8]? = { $0 == f.deviceKeyID ? f.devicePublic : nil }
+        // Forged: another device's key registered under that id (its sender authentication fails).
+        let other = try ServerIdentity.generate().publicKey
+        #expect(code { _ = try opener.open(bytes, devicePublicKey: { _ in other }, now: now) } == .authenticationFailure)
+        // Sealed for another app (topic) or to another server identity.
+        #expect(code { _ = try ReceiptOpener(identity: f.identity, topic: "com.example.other")
+            .open(bytes, devicePublicKey: device, now: now) } == .authenticationFailure)
+        #expect(code { _ = try ReceiptOpener(identity: try ServerIdentity.generate(), topic: topic)
+            .open(bytes, devicePublicKey: device, now: now) } == .unknownRecipientKey)
+        // A device key the app never registered; a receipt past its expiry; one from the future.
+        #expect(code { _ = try opener.open(bytes, devicePublicKey: { _ in nil }, now: now) } == .unknownSenderKey)
+        #expect(code { _ = try opener.open(bytes, devicePublicKey: device, now: now + 604_800) } == .expired)
+        #expect(code { _ = try opener.open(bytes, devicePublicKey: device, now: now - 601) } == .notYetValid)
+        // Any flipped byte of the ciphertext or of the header's authenticated fields.
+        for index in [90, 200, bytes.count - 1, 20, 40] {
+            var tampered = bytes
+            tampered[index] ^= 0x10
+            #expect(code { _ = try opener.open(tampered, devicePublicKey: device, now: now) } != nil, "byte \(index)")
+        }
+        // Oversized or truncated: refused before any cryptography.
+        #expect(code { _ = try opener.open(bytes + [0], devicePublicKey: device, now: now) } == .malformedEnvelope)
+        #expect(code { _ = try opener.open(Array(bytes.dropLast()), devicePublicKey: device, now: now) } == .malformedEnvelope)
+        // A notification envelope is never a receipt: the server seals one to the device; presented as a receipt,
+        // it names the device key as recipient.
+        let sealer = try Sealer(identity: f.identity, topic: topic)
+        let notification = try sealer.seal(
+            NotificationContent(body: "hi"), to: DevicePublicKey(rawRepresentation: f.devicePublic), now: now)
+        #expect(code { _ = try opener.open(notification.envelope, devicePublicKey: device, now: now) } != nil)
+        // The device cannot seal with a key it does not hold, nor to a server key it did not pin.
+        #expect(code { _ = try f.sealer.seal(receipt, deviceKeyID: try KeyID.derived(fromPublicKey: other),
+                                             serverKeyID: f.identity.keyID, now: now) } == .unknownRecipientKey)
+        #expect(code { _ = try f.sealer.seal(receipt, deviceKeyID: f.deviceKeyID,
+                                             serverKeyID: try KeyID.derived(fromPublicKey: other), now: now) } == .unknownSenderKey)
+    }
+}
