@@ -1,19 +1,28 @@
 package org.sealedpush;
 
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A validated notification content object ({@code Specs/envelope-v1.md} §4): the parsed members, unknown ones
- * included, and typed accessors for the known ones.
+ * A validated notification content object ({@code Specs/envelope-v1.md} §4, with {@code notification-id} and
+ * {@code control} of {@code Specs/control-v1.md} §1–§2): the parsed members, unknown ones included, and typed
+ * accessors for the known ones. Error messages name only the spec's member names, never content.
  */
 public final class Content {
     private static final int MAX_DEPTH = 32;
+    /** The known members a {@code remove} or {@code badge} message must not carry (control-v1 §2, content rules). */
+    private static final String[] NOT_WITH_REMOVE_OR_BADGE = {
+        "title", "subtitle", "body", "sound", "thread-id", "category", "interruption-level", "relevance-score",
+        "target-content-id", "data", "attachments", "content-ref",
+    };
     private final Map<String, Object> members;
+    private final Control control;
 
-    private Content(Map<String, Object> members) {
+    private Content(Map<String, Object> members, Control control) {
         this.members = Collections.unmodifiableMap(members);
+        this.control = control;
     }
 
     /** Parses and validates content JSON (UTF-8); {@code malformedContent} on any violation of §4. */
@@ -69,7 +78,43 @@ public final class Content {
                 throw bad("content-ref", "an object with a url string");
             }
         }
-        return new Content(m);
+        if (m.containsKey("notification-id") && !Control.isNotificationId(m.get("notification-id"))) {
+            throw bad("notification-id", "a string of 1 to 64 UTF-8 bytes with no code point below U+0020");
+        }
+        Control control = null;
+        if (m.containsKey("control")) {
+            control = Control.parse(m.get("control"));
+            if (control.action() == Control.Action.UPDATE) {
+                if (m.containsKey("notification-id") && !m.get("notification-id").equals(control.id())) {
+                    throw new SealedPushException(ErrorCode.MALFORMED_CONTENT,
+                        "content: an update's notification-id must equal control.id");
+                }
+            } else {
+                for (String s : NOT_WITH_REMOVE_OR_BADGE) {
+                    if (m.containsKey(s)) {
+                        throw new SealedPushException(ErrorCode.MALFORMED_CONTENT,
+                            "content: a remove or badge control message carries a known member other than notification-id, control and badge");
+                    }
+                }
+            }
+        }
+        return new Content(m, control);
+    }
+
+    /**
+     * The content as delivered: these members without {@code control}, and with {@code notification-id} set to
+     * {@code notificationId} when that is not null (an update's {@code control.id}, control-v1 §2.1 step 2).
+     */
+    Content delivered(String notificationId) {
+        if (control == null && (notificationId == null || notificationId.equals(notificationId()))) {
+            return this;
+        }
+        Map<String, Object> m = new LinkedHashMap<>(members);
+        m.remove("control");
+        if (notificationId != null) {
+            m.put("notification-id", notificationId);
+        }
+        return new Content(m, null);
     }
 
     private static SealedPushException bad(String member, String what) {
@@ -121,6 +166,16 @@ public final class Content {
     public List<Object> attachments() {
         Object a = members.get("attachments");
         return a == null ? Collections.emptyList() : (List<Object>) a;
+    }
+
+    /** The notification id (control-v1 §1), or null when absent. */
+    public String notificationId() {
+        return (String) members.get("notification-id");
+    }
+
+    /** The parsed {@code control} member (control-v1 §2), or null for content that is not a control message. */
+    public Control control() {
+        return control;
     }
 
     /** The content reference (raw object), or null. */

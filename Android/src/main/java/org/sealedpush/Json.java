@@ -382,6 +382,8 @@ public final class Json {
     static final String[] CONTENT_ORDER = {
         "title", "subtitle", "body", "badge", "sound", "thread-id", "category", "interruption-level",
         "relevance-score", "target-content-id", "data", "attachments", "content-ref",
+        // Specs/control-v1.md §1–§2: after content-ref, before the unknown members.
+        "notification-id", "control",
     };
 
     private static final Comparator<String> BY_CODE_POINTS = (a, b) -> {

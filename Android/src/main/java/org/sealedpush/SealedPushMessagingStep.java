@@ -18,7 +18,9 @@ import java.util.function.LongSupplier;
 /**
  * What {@code FirebaseMessagingService.onMessageReceived} calls: opens the data message's envelope, checks the replay
  * guard, fetches the content reference and attachments that fit in the deadline, and returns exactly one
- * {@link StepResult}. Nothing outlives the deadline: work still running then is abandoned (its files deleted) and the
+ * {@link StepResult}. A control message ({@code Specs/control-v1.md} §2) that is a {@code remove} or {@code badge}, or
+ * an exact duplicate of any control message, returns {@link StepResult.Kind#CONTROL} (nothing to show; the app
+ * applies it unless it is a duplicate); an {@code update} returns its content under {@code control.id}. Nothing outlives the deadline: work still running then is abandoned (its files deleted) and the
  * placeholder with {@code deadlineExceeded} is returned. Thread-safe.
  */
 public final class SealedPushMessagingStep {
@@ -122,13 +124,25 @@ public final class SealedPushMessagingStep {
             duplicate = replayGuard.check(opened, now) == ReplayGuard.Outcome.DUPLICATE;
         }
         Content content = opened.content();
+        Control control = content.control();
+        if (control != null && (duplicate || control.action() != Control.Action.UPDATE)) {
+            // control-v1 §2.1: a remove or badge shows nothing; an exact duplicate of any control message is not
+            // applied again and shows nothing either.
+            return StepResult.control(control, duplicate);
+        }
+        // An update is delivered as content under the updated notification's id, without its control member.
+        String updated = control == null ? null : control.id();
+        String notificationId = updated != null ? updated : content.notificationId();
+        content = content.delivered(updated);
         List<StepResult.Skipped> skipped = new ArrayList<>();
         Map<String, Object> ref = content.contentRef();
         if (ref != null) {
             try {
                 BlobReference r = BlobReference.parse(ref, DEFAULT_CONTENT_CAP);
                 Content full = Content.parse(fetcher.fetchBytes(r, DEFAULT_CONTENT_CAP, fetchDeadline));
-                content = full; // a content-ref inside fetched content is ignored (no chains)
+                // A content-ref or control inside fetched content is ignored (no chains). The notification id: an
+                // update's control.id; otherwise the full content's own, or the preview's when it has none.
+                content = full.delivered(updated != null || full.notificationId() == null ? notificationId : null);
             } catch (SealedPushException e) {
                 skipped.add(new StepResult.Skipped(-1, e.code()));
             }

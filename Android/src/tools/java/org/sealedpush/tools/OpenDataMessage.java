@@ -79,6 +79,14 @@ public final class OpenDataMessage {
                 err.println("placeholder: " + r.reason().id());
                 return 1;
             }
+            if (r.kind() == StepResult.Kind.CONTROL) {
+                // A control message (Specs/control-v1.md §2): nothing to show, so nothing on standard output.
+                err.println("control: " + r.control().action().name().toLowerCase(java.util.Locale.ROOT));
+                if (r.isDuplicate()) {
+                    err.println("duplicate");
+                }
+                return 0;
+            }
             out.println(r.content().canonicalJson());
             out.flush();
             if (r.isDuplicate()) {
