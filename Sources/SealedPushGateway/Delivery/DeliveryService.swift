@@ -284,19 +284,25 @@ public final class DeliveryService: Service, Sendable {
     }
 
     /// Sends one claimed job through its platform's provider and ends it in the store.
-    private func deliver(_ job: ClaimedJob) async {
+    /// The logger with the job's ids, built only where something is logged (a job that is simply sent logs
+    /// nothing, and building the metadata for every job showed in the delivery profile).
+    private func jobLogger(_ job: ClaimedJob) -> Logger {
         var jobLogger = logger
         jobLogger[metadataKey: "job"] = "\(job.id)"
         jobLogger[metadataKey: "notification"] = "\(job.notificationID)"
+        return jobLogger
+    }
+
+    private func deliver(_ job: ClaimedJob) async {
         let now = configuration.now()
         if job.expiresAt <= now {
-            await finish(job, .expired, logger: jobLogger)
+            await finish(job, .expired)
             return
         }
         let platform = job.address.platform
         guard job.body.platform == platform else {
             // Sealed for the device's previous platform: its envelope names the other platform's topic.
-            await finish(job, .failed(reason: "PlatformChanged"), logger: jobLogger, requests: 0)
+            await finish(job, .failed(reason: "PlatformChanged"), requests: 0)
             return
         }
         let app: GatewayApp
@@ -304,15 +310,15 @@ public final class DeliveryService: Service, Sendable {
             app = try await apps.app(id: job.appID)
         } catch {
             if Task.isCancelled { return }
-            jobLogger.error("the job's app cannot be read", metadata: ["app": "\(job.appID)", "error": "\(error)"])
+            jobLogger(job).error("the job's app cannot be read", metadata: ["app": "\(job.appID)", "error": "\(error)"])
             let outcome = DeliveryDecision.retry(
                 reason: "ProviderUnavailable", attempts: job.attempts, expiresAt: job.expiresAt,
                 policy: configuration.jobRetry, now: configuration.now())
-            await finish(job, outcome, logger: jobLogger, requests: 0)
+            await finish(job, outcome, requests: 0)
             return
         }
         guard let provider = providers[platform] else {
-            await finish(job, .failed(reason: "NoProvider"), logger: jobLogger, requests: 0)
+            await finish(job, .failed(reason: "NoProvider"), requests: 0)
             return
         }
         let started = ContinuousClock.now
@@ -320,7 +326,7 @@ public final class DeliveryService: Service, Sendable {
         metrics.recordSend(started.duration(to: .now), platform: platform)
         metrics.record(delivery, platform: platform)
         if delivery.possibleDuplicate {
-            jobLogger.debug("sent again after an ambiguous failure (same body and ids)")
+            jobLogger(job).debug("sent again after an ambiguous failure (same body and ids)")
         }
         let outcome: JobOutcome
         var unregisteredAt: Date?
@@ -340,19 +346,19 @@ public final class DeliveryService: Service, Sendable {
                 now: configuration.now())
         }
         await finish(
-            job, outcome, logger: jobLogger, unregisteredAt: unregisteredAt, requests: delivery.requests,
+            job, outcome, unregisteredAt: unregisteredAt, requests: delivery.requests,
             transientReason: delivery.transientReasons.last)
     }
 
     /// Ends a job in the store; counts it and tells the webhook about a device that became unregistered.
     private func finish(
-        _ job: ClaimedJob, _ outcome: JobOutcome, logger: Logger, unregisteredAt: Date? = nil, requests: Int = 0,
+        _ job: ClaimedJob, _ outcome: JobOutcome, unregisteredAt: Date? = nil, requests: Int = 0,
         transientReason: String? = nil
     ) async {
         // Abandoned at the end of the shutdown grace period: the job stays claimed until its lease ends, when any
         // node sends it again (identically); nothing is written for it now.
         guard !Task.isCancelled else {
-            logger.debug("abandoned at shutdown: left to lease expiry", metadata: ["outcome": "\(outcome)"])
+            jobLogger(job).debug("abandoned at shutdown: left to lease expiry", metadata: ["outcome": "\(outcome)"])
             return
         }
         let now = configuration.now()
@@ -364,22 +370,22 @@ public final class DeliveryService: Service, Sendable {
                     transientReason: transientReason, now: now))
         } catch {
             // The lease will expire and the job be sent again (the same bytes, collapsed by APNs).
-            logger.error("finishing the job failed", metadata: ["outcome": "\(outcome)", "error": "\(error)"])
+            jobLogger(job).error("finishing the job failed", metadata: ["outcome": "\(outcome)", "error": "\(error)"])
             return
         }
         guard held else {
-            logger.notice("lease lost before the job was finished", metadata: ["outcome": "\(outcome)"])
+            jobLogger(job).notice("lease lost before the job was finished", metadata: ["outcome": "\(outcome)"])
             return
         }
         metrics.record(outcome, platform: job.address.platform)
         switch outcome {
         case .sent, .expired: break
         case .retry(let reason, let notBefore):
-            logger.info("job put back", metadata: ["reason": "\(reason)", "notBefore": "\(notBefore)"])
+            jobLogger(job).info("job put back", metadata: ["reason": "\(reason)", "notBefore": "\(notBefore)"])
         case .failed(let reason):
-            logger.notice("job failed", metadata: ["reason": "\(reason)"])
+            jobLogger(job).notice("job failed", metadata: ["reason": "\(reason)"])
         case .unregistered(let reason):
-            logger.notice("device unregistered", metadata: ["app": "\(job.appID)", "device": "\(job.deviceID)", "reason": "\(reason)"])
+            jobLogger(job).notice("device unregistered", metadata: ["app": "\(job.appID)", "device": "\(job.deviceID)", "reason": "\(reason)"])
             guard let webhook else { return }
             // Only when the store marked the device (its token had not changed since the claim).
             guard let device = try? await store.device(appID: job.appID, deviceID: job.deviceID),

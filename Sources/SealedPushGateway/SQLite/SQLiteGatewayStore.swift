@@ -404,9 +404,11 @@ public final class SQLiteGatewayStore: GatewayStore {
                     arguments: [nowMillis, nowMillis, limit - rows.count])
             }
             var claimed: [ClaimedJob] = []
+            // Columns by position, in the SELECT's order: a lookup by name lowercases and searches the names for
+            // every column of every row (it showed in the delivery profile).
             for row in rows {
-                let id: Int64 = row["id"]
-                let token: String = row["push_token"]
+                let id: Int64 = row[0]
+                let token: String = row[5]
                 try db.cachedStatement(
                     sql: """
                         UPDATE jobs SET state = 'claimed', lease_owner = ?, lease_expires_at = ?,
@@ -417,12 +419,11 @@ public final class SQLiteGatewayStore: GatewayStore {
                 ).execute(arguments: [owner, leaseEnd, token, nowMillis, id])
                 claimed.append(
                     ClaimedJob(
-                        id: id, notificationID: UUID(uuidString: row["notification_id"])!, appID: row["app_id"],
-                        deviceID: row["device_id"],
-                        address: PushAddress(token: token, platform: row["platform"], environment: row["environment"]),
-                        body: SealedBody(storedBytes: [UInt8](row["sealed_body"] as Data)), priority: row["priority"],
-                        collapseID: row["collapse_id"], expiresAt: Millis.date(row["expires_at"]),
-                        attempts: (row["attempts"] as Int) + 1, leaseExpiresAt: Millis.date(leaseEnd)))
+                        id: id, notificationID: UUID(uuidString: row[1])!, appID: row[2], deviceID: row[3],
+                        address: PushAddress(token: token, platform: row[4], environment: row[6]),
+                        body: SealedBody(storedBytes: [UInt8](row[7] as Data)), priority: row[8],
+                        collapseID: row[9], expiresAt: Millis.date(row[10]),
+                        attempts: (row[11] as Int) + 1, leaseExpiresAt: Millis.date(leaseEnd)))
             }
             return claimed
         }
