@@ -53,6 +53,11 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(help: "With --keyring: print nothing for a duplicate (as an extension with the filtering entitlement).")
     var suppressDuplicates = false
 
+    @Option(help: ArgumentHelp(
+        "With --keyring: also write a receipt (Specs/control-v1.md §4) for the opened payload, sealed by the device key "
+            + "to the server key that sent it, as one base64url line.", valueName: "file"))
+    var receiptOut: String?
+
     @Option(help: .hidden)  // The replay journal's compaction length (keyring-v1 §5.4.3); the crash tests shorten it.
     var replayJournalLimit: Int = FileReplayGuard.defaultJournalLimit
 
@@ -62,6 +67,9 @@ struct OpenCommand: AsyncParsableCommand {
         }
         guard !serverPublic.isEmpty else { throw ValidationError("give at least one --server-public SPK1:… key") }
         if attachmentsDir != nil, keyring == nil { throw ValidationError("--attachments-dir needs --keyring") }
+        if receiptOut != nil, keyring == nil || attachmentsDir != nil {
+            throw ValidationError("--receipt-out needs --keyring (and no --attachments-dir)")
+        }
         if keyring == nil, suppressDuplicates || duplicateWindow != FileReplayGuard.defaultDuplicateWindow {
             throw ValidationError("--duplicate-window and --suppress-duplicates need --keyring")
         }
@@ -114,6 +122,17 @@ struct OpenCommand: AsyncParsableCommand {
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
                     clock: .fixed(time), duplicateWindow: duplicateWindow, replayJournalLimit: replayJournalLimit)
                 opened = try receiver.open(body: body)
+                if let receiptOut {
+                    // What the device reports back (control-v1 §4): decrypted or duplicate, sealed to the sender.
+                    let sealer = try ReceiptSealer(
+                        keyStore: FileKeyStore(directory: URL(fileURLWithPath: keyring), access: .readOnly),
+                        serverPublicKeys: serverKeys, topic: topic)
+                    let receipt = DeliveryReceipt(
+                        messageID: opened.messageID, outcome: opened.isDuplicate ? .duplicate : .decrypted,
+                        deviceTime: time)
+                    let sealed = try sealer.seal(receipt, about: opened, now: time)
+                    try Data((Base64URL.encode(sealed) + "\n").utf8).write(to: URL(fileURLWithPath: receiptOut))
+                }
                 if case .duplicate(let firstAcceptedAt) = opened.replayVerdict {
                     CLIIO.writeStderr("duplicate: an exact copy of the payload first opened at \(CLIIO.iso(firstAcceptedAt)), "
                         + "within the \(duplicateWindow)-second window; "

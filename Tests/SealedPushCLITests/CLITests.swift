@@ -354,3 +354,43 @@ import Testing
         #expect(eight.status == 0, "\(eight.stderr)")
     }
 }
+
+/// `open --receipt-out` and `receipt` (control-v1 §4): the device seals a receipt, the server opens it; another device
+/// key, another app and a changed byte are refused with their codes.
+@Suite struct ReceiptCLITests {
+    @Test func openWritesAReceiptTheServerOpens() throws {
+        let cli = try CLITests()
+        let serverPublic = try cli.run(["keygen", "--out", "server.key"]).stdout.trimmingCharacters(in: .newlines)
+        let registration = try cli.run(["device", "init", "--keyring", "ring"])
+        let devicePublic = try #require(
+            try JSONSerialization.jsonObject(with: Data(registration.stdout.utf8)) as? [String: Any])["publicKey"] as? String
+        let sealed = try cli.run(["seal", "--server-key", "server.key", "--device-public", try #require(devicePublic),
+                                  "--topic", "com.example.r", "--body", "receipt please"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let opened = try cli.run(["open", "--keyring", "ring", "--server-public", serverPublic, "--topic", "com.example.r",
+                                  "--receipt-out", "receipt.txt"], stdin: sealed.stdout)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let receiptArguments = ["receipt", "--server-key", "server.key", "--device-public", try #require(devicePublic),
+                                "--topic", "com.example.r", "--receipt", "receipt.txt"]
+        let read = try cli.run(receiptArguments)
+        #expect(read.status == 0, "\(read.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
+        #expect(record["outcome"] as? String == "decrypted")
+        let deviceTime = try #require(record["device-time"] as? Int)
+        #expect(abs(deviceTime - Int(Date().timeIntervalSince1970)) < 60)
+        #expect((record["message-id"] as? String)?.count == 32)
+        #expect(!read.stdout.contains("receipt please"))
+        // Another app, another device key, a changed character: refused.
+        var other = receiptArguments
+        other[other.firstIndex(of: "com.example.r")!] = "com.example.other"
+        #expect(try cli.run(other).stderr.hasPrefix("error: authenticationFailure"))
+        var wrongKey = receiptArguments
+        wrongKey[wrongKey.firstIndex(of: try #require(devicePublic))!] = serverPublic
+        #expect(try cli.run(wrongKey).stderr.hasPrefix("error: unknownSenderKey"))
+        var text = try String(contentsOfFile: cli.path("receipt.txt"), encoding: .utf8)
+        let index = text.index(text.startIndex, offsetBy: 200)
+        text.replaceSubrange(index...index, with: text[index] == "A" ? "B" : "A")
+        try text.write(toFile: cli.path("receipt.txt"), atomically: true, encoding: .utf8)
+        #expect(try cli.run(receiptArguments).status != 0)
+    }
+}
