@@ -26,7 +26,9 @@ import org.sealedpush.X25519;
  * id (file-size deltas: +64 is an appended record, any other change a new snapshot of that size).
  *
  * <p>Only the public API: the checks take real {@link OpenedEnvelope}s, sealed by {@link BenchSealer} and opened
- * before the timing. The JIT is warmed up by the same 2 × 2,048 checks in another directory first.
+ * before the timing. The JIT is warmed up by the same 2 × 2,048 checks in other directories first. The Swift
+ * benchmark runs the empty series, then the full one; here the two series (each consecutive in its own directory)
+ * are interleaved check by check, so drift in the disk's flush latency cancels out of the ratio.
  */
 final class ReplayBench {
     static final int CHECKS = 2 * ReplayGuard.DEFAULT_JOURNAL_LIMIT;
@@ -58,52 +60,80 @@ final class ReplayBench {
         return measureIn(first, second, fullState, base);
     }
 
-    /** One fresh directory: the empty state's checks, then the full state written over it and the second checks. */
+    /**
+     * Two fresh directories, one per state: the empty one (reset) and the full one (the spec-built file). Each guard
+     * gets its own 2,048 consecutive checks, exactly as if it ran alone, but the two sequences are interleaved check
+     * by check (alternating which goes first), so a drift of the disk's flush latency during the run hits both alike.
+     */
     private static Result measureIn(List<OpenedEnvelope> first, List<OpenedEnvelope> second, byte[] fullState, long base)
         throws Exception {
-        Path dir = Files.createTempDirectory("sealedpush-replay-bench");
+        Path emptyDir = Files.createTempDirectory("sealedpush-replay-bench-empty");
+        Path fullDir = Files.createTempDirectory("sealedpush-replay-bench-full");
         try {
-            ReplayGuard guard = new ReplayGuard(dir, CAPACITY, ReplayGuard.DEFAULT_DUPLICATE_WINDOW);
-            guard.reset();
+            ReplayGuard empty = new ReplayGuard(emptyDir, CAPACITY, ReplayGuard.DEFAULT_DUPLICATE_WINDOW);
+            ReplayGuard full = new ReplayGuard(fullDir, CAPACITY, ReplayGuard.DEFAULT_DUPLICATE_WINDOW);
+            empty.reset();
+            Files.write(fullDir.resolve(FILE), fullState);
+            Series e = new Series(empty, emptyDir.resolve(FILE), first, base + 1);
+            Series f = new Series(full, fullDir.resolve(FILE), second, base + CHECKS + 1);
+            for (int i = 0; i < CHECKS; i++) {
+                if (i % 2 == 0) {
+                    e.next();
+                    f.next();
+                } else {
+                    f.next();
+                    e.next();
+                }
+            }
             Result r = new Result();
-            double[] empty = meanWall(guard, dir, first, base + 1);
-            Files.write(dir.resolve(FILE), fullState);
-            double[] full = meanWall(guard, dir, second, base + CHECKS + 1);
-            r.emptyNanos = empty[0];
-            r.emptyBytes = empty[1];
-            r.fullNanos = full[0];
-            r.fullBytes = full[1];
-            byte[] after = Files.readAllBytes(dir.resolve(FILE));
+            r.emptyNanos = (double) e.nanos / CHECKS;
+            r.emptyBytes = (double) e.written / CHECKS;
+            r.fullNanos = (double) f.nanos / CHECKS;
+            r.fullBytes = (double) f.written / CHECKS;
+            byte[] after = Files.readAllBytes(fullDir.resolve(FILE));
             r.fullCount = ByteBuffer.wrap(after).getInt(37) & 0xffffffffL;
             OpenBench.check(after.length == 41 + 56 * r.fullCount, "the last check compacted: no journal left");
             OpenBench.check(r.fullCount == CAPACITY, "the full state holds " + CAPACITY + " ids after its checks, not " + r.fullCount);
             OpenedEnvelope last = second.get(second.size() - 1);
-            OpenBench.check(guard.check(last, last.issuedAt() + 1) == ReplayGuard.Outcome.DUPLICATE, "an exact copy is a duplicate");
+            OpenBench.check(full.check(last, last.issuedAt() + 1) == ReplayGuard.Outcome.DUPLICATE, "an exact copy is a duplicate");
             return r;
         } finally {
-            HeapProbe.deleteTree(dir);
+            HeapProbe.deleteTree(emptyDir);
+            HeapProbe.deleteTree(fullDir);
         }
     }
 
-    /** Checks each envelope at its issuedAt; returns {mean ns per check, bytes written per check}. */
-    private static double[] meanWall(ReplayGuard guard, Path dir, List<OpenedEnvelope> envelopes, long firstClock) throws Exception {
-        Path f = dir.resolve(FILE);
-        long size = size(f);
-        long written = 0;
-        long total = 0;
-        long clock = firstClock;
-        for (OpenedEnvelope e : envelopes) {
+    /** One guard's consecutive checks: each envelope at its issuedAt, the wall time and the bytes each wrote. */
+    private static final class Series {
+        final ReplayGuard guard;
+        final Path file;
+        final List<OpenedEnvelope> envelopes;
+        long clock;
+        int index;
+        long size;
+        long nanos;
+        long written;
+
+        Series(ReplayGuard guard, Path file, List<OpenedEnvelope> envelopes, long firstClock) throws IOException {
+            this.guard = guard;
+            this.file = file;
+            this.envelopes = envelopes;
+            this.clock = firstClock;
+            this.size = size(file);
+        }
+
+        void next() throws Exception {
+            OpenedEnvelope e = envelopes.get(index++);
             OpenBench.check(e.issuedAt() == clock, "the clock advances one second per check");
             long t0 = System.nanoTime();
             ReplayGuard.Outcome o = guard.check(e, clock);
-            total += System.nanoTime() - t0;
+            nanos += System.nanoTime() - t0;
             OpenBench.check(o == ReplayGuard.Outcome.FRESH, "a fresh id is FRESH");
-            long now = size(f);
-            written += now == size + 64 ? 64 : now;
+            long now = size(file);
+            written += now == size + 64 ? 64 : now; // +64: an appended record; else a new snapshot of that size
             size = now;
             clock++;
         }
-        return new double[] {(double) total / envelopes.size(), (double) written / envelopes.size()};
     }
 
     private static long size(Path f) throws IOException {
