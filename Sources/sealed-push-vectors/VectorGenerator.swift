@@ -8,7 +8,8 @@ import SealedPushTestSupport
 /// Run: `swift run sealed-push-vectors Specs/vectors/envelope-v1.json`. The output changes only if the format does.
 /// `swift run sealed-push-vectors blob Specs/vectors/blob-v1.json` regenerates the blob vectors instead
 /// (``BlobVectorGenerator``); `swift run sealed-push-vectors fcm Specs/vectors/fcm-v1.json` the FCM vectors
-/// (``FCMVectorGenerator``).
+/// (``FCMVectorGenerator``); `swift run sealed-push-vectors control Specs/vectors/control-v1.json` the control
+/// message and receipt vectors (``ControlVectorGenerator``).
 @main
 enum VectorGenerator {
     static let topic = "com.example.sealedpush"
@@ -20,6 +21,11 @@ enum VectorGenerator {
     static func main() throws {
         if CommandLine.arguments.dropFirst().first == "blob" {
             try BlobVectorGenerator.run(outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/blob-v1.json")
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "control" {
+            try ControlVectorGenerator.run(
+                outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/control-v1.json")
             return
         }
         if CommandLine.arguments.dropFirst().first == "fcm" {

@@ -26,7 +26,8 @@ public struct ReceiptOpener: Sendable {
     ///
     /// - Parameters:
     ///   - bytes: The receipt envelope.
-    ///   - devicePublicKey: Looks up a registered device key of this app by key id (nil when none is registered).
+    ///   - devicePublicKey: Looks up a registered device key of this app by key id (nil when none is registered); a
+    ///     key whose own id differs is treated as none.
     ///   - now: The server's clock, UNIX seconds.
     /// - Returns: The record, and who sent it.
     /// - Throws: `SealedPushError`: `malformedEnvelope` (wrong length or header), `unknownRecipientKey` (sealed to
@@ -51,7 +52,9 @@ public struct ReceiptOpener: Sendable {
                 .unknownRecipientKey,
                 "the receipt is sealed to server key \(header.recipientKeyID.hex), not \(identity.keyID.hex)")
         }
-        guard let deviceKey = devicePublicKey(header.senderKeyID) else {
+        guard let deviceKey = devicePublicKey(header.senderKeyID),
+              (try? KeyID(derivingFrom: deviceKey)) == header.senderKeyID
+        else {
             throw SealedPushError(
                 .unknownSenderKey, "no registered device key \(header.senderKeyID.hex) for this app")
         }
