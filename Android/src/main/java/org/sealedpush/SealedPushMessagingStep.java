@@ -18,9 +18,10 @@ import java.util.function.LongSupplier;
 /**
  * What {@code FirebaseMessagingService.onMessageReceived} calls: opens the data message's envelope, checks the replay
  * guard, fetches the content reference and attachments that fit in the deadline, and returns exactly one
- * {@link StepResult}. A control message ({@code Specs/control-v1.md} §2) that is a {@code remove} or {@code badge}, or
- * an exact duplicate of any control message, returns {@link StepResult.Kind#CONTROL} (nothing to show; the app
- * applies it unless it is a duplicate); an {@code update} returns its content under {@code control.id}. Nothing outlives the deadline: work still running then is abandoned (its files deleted) and the
+ * {@link StepResult}. A control message ({@code Specs/control-v1.md} §2) that is a {@code remove} or {@code badge}
+ * returns {@link StepResult.Kind#CONTROL} (nothing to show; the app applies it unless it is a duplicate); an
+ * {@code update} returns its content under {@code control.id}, and an exact duplicate of one is a duplicate of that
+ * content. Nothing outlives the deadline: work still running then is abandoned (its files deleted) and the
  * placeholder with {@code deadlineExceeded} is returned. Thread-safe.
  */
 public final class SealedPushMessagingStep {
@@ -125,11 +126,12 @@ public final class SealedPushMessagingStep {
         }
         Content content = opened.content();
         Control control = content.control();
-        if (control != null && (duplicate || control.action() != Control.Action.UPDATE)) {
-            // control-v1 §2.1: a remove or badge shows nothing; an exact duplicate of any control message is not
-            // applied again and shows nothing either.
+        if (control != null && control.action() != Control.Action.UPDATE) {
+            // control-v1 §2.1: a remove or badge shows nothing; an exact duplicate of one is not applied again.
             return StepResult.control(control, duplicate);
         }
+        // An update, also an exact duplicate of one, is content: a duplicate is shown again or suppressed like any
+        // duplicate (control-v1 §2.1), and the app does not apply its removal again (isDuplicate()).
         // An update is delivered as content under the updated notification's id, without its control member.
         String updated = control == null ? null : control.id();
         String notificationId = updated != null ? updated : content.notificationId();

@@ -329,12 +329,13 @@ final class ControlMessageTests {
             assertNull(r.control());
             assertNull(r.content().control());
             assertEquals("{\"title\":\"Alice\",\"body\":\"edited\",\"notification-id\":\"msg-7\"}", r.content().canonicalJson());
-            // A duplicate of an update is a control message's duplicate: nothing to show, not applied again.
+            // A duplicate of an update is a duplicate of its content (control-v1 §2.1): shown again, flagged so the
+            // app does not apply the removal again.
             StepResult again = s.process(m);
-            assertEquals(StepResult.Kind.CONTROL, again.kind());
+            assertEquals(StepResult.Kind.NOTIFICATION, again.kind());
             assertTrue(again.isDuplicate());
-            assertNull(again.content());
-            assertEquals(Control.Action.UPDATE, again.control().action());
+            assertEquals("msg-7", again.notificationId());
+            assertEquals("{\"title\":\"Alice\",\"body\":\"edited\",\"notification-id\":\"msg-7\"}", again.content().canonicalJson());
         } finally {
             s.shutdown();
         }
