@@ -4,7 +4,7 @@
 # delivery on, 1,000 devices registered over the API, COUNT deliveries posted as send requests to 1,000 devices each
 # (two requests in flight, content sealed per device by the gateway), timed from the first POST until
 # `sealedpush_gateway_sent_total` reaches COUNT. Then the bare client — `sealed-push send` (APNs) or `sealed-push
-# fcm-send` (FCM), sealing each notification afresh, 64 in flight: the gateway's default `maxConcurrentSends` — sends
+# fcm-send` (FCM), sealing each notification afresh, 128 in flight: the gateway's default `maxConcurrentSends` — sends
 # COUNT to the same emulator. Prints both rates, the gateway's CPU per delivery, and the ratio.
 #
 #   bash scripts/gateway-bench.sh [PLATFORM] [STORE] [COUNT]
@@ -142,11 +142,11 @@ if [ "$platform" = apns ]; then
     "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
         --key-id BENCHKEY01 --team-id BENCHTEAM1 --topic com.example.bench --token "$(printf %064x 1)" \
         --server-key bare-server.key --device-public "$device_public" --title Bench --body "$content" \
-        --count "$count" --concurrency 64 >bare.out 2>&1
+        --count "$count" --concurrency 128 >bare.out 2>&1
 else
     "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
         --token "$(fcm_token 1)" --application-id com.example.bench --server-key bare-server.key \
-        --device-public "$device_public" --title Bench --body "$content" --count "$count" --concurrency 64 \
+        --device-public "$device_public" --title Bench --body "$content" --count "$count" --concurrency 128 \
         >bare.out 2>&1
 fi
 bare_finish=$(date +%s.%N)

@@ -31,7 +31,8 @@ public struct DeliveryConfiguration: Sendable {
     /// A send's requests, retries and waits all end within the same per-send deadline as APNs's
     /// (`client.deadline`, which the lease covers): `maxTotal` and ``fcmRequestTimeout`` are cut to fit it.
     public var fcmRetry: FCMRetryPolicy
-    /// The most sends in flight on this node, 1...10,000 (default 64).
+    /// The most sends in flight on this node, 1...10,000 (default 128: HTTP/2 providers take hundreds of streams per
+    /// connection, and with 64 the node waited between claims; at most this many sends can be repeated after a crash).
     public var maxConcurrentSends: Int
     /// How long a claimed job is this node's (default 90 s); at least the client's `deadline` + ``leaseMargin``.
     public var leaseDuration: Duration
@@ -77,7 +78,7 @@ public struct DeliveryConfiguration: Sendable {
         self.fcmEndpoint = .production
         self.fcmRequestTimeout = .seconds(10)
         self.fcmRetry = FCMRetryPolicy(maxAttempts: 3, maxTotal: .seconds(30))
-        self.maxConcurrentSends = 64
+        self.maxConcurrentSends = 128
         self.leaseDuration = .seconds(90)
         self.pollInterval = .milliseconds(250)
         self.expirySweepInterval = .seconds(10)

@@ -29,6 +29,7 @@ public final class PostgresGatewayStore: GatewayStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    private let statistics = PostgresStatistics()
 
     /// Connects a pool to the database (connections open on first use). Call ``migrate()`` before use.
     /// - Parameters:
@@ -365,7 +366,7 @@ public final class PostgresGatewayStore: GatewayStore {
         let digest = notification.idempotencyKey == nil ? nil : notification.requestDigest
         let created = Millis.from(notification.createdAt)
         let expires = Millis.from(notification.expiresAt)
-        return try await transaction("enqueueing a notification") { connection, logger in
+        let result = try await transaction("enqueueing a notification") { connection, logger in
             let deviceIDs = notification.jobs.map(\.deviceID)
             var known: [String: Bool] = [:]  // device id: unregistered
             let rows = try await connection.query(
@@ -420,6 +421,28 @@ public final class PostgresGatewayStore: GatewayStore {
                     AS job(device_id, sealed_body, state, reason)
                 """, logger: logger)
             return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
+        }
+        if !result.replayed, statistics.added(result.jobCount) { analyzeInBackground() }
+        return result
+    }
+
+    /// Refreshes the planner's statistics of the queue off the request path, every ``PostgresStatistics/interval``
+    /// while the queue keeps growing (``PostgresStatistics`` says why).
+    private func analyzeInBackground() {
+        let statistics = self.statistics
+        let logger = self.logger
+        Task { [self] in
+            repeat {
+                do {
+                    _ = try await run("vacuuming and analyzing the queue") { connection, logger in
+                        try await connection.query("VACUUM (ANALYZE) jobs", logger: logger)
+                        try await connection.query("ANALYZE notifications", logger: logger)
+                    }
+                } catch {
+                    logger.warning("ANALYZE of the queue failed", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: PostgresStatistics.interval)
+            } while statistics.again()
         }
     }
 
@@ -564,6 +587,8 @@ public final class PostgresGatewayStore: GatewayStore {
     /// round trip for the sends that finished together, instead of one each), each `unregistered` end on its own
     /// (it marks the device in a transaction).
     public func finish(_ batch: [JobFinish]) async throws -> [Bool] {
+        // Every finished job leaves a dead row version behind in `jobs` and its indexes (the queue's churn).
+        if statistics.added(batch.count) { analyzeInBackground() }
         var held = [Bool](repeating: false, count: batch.count)
         var plain: [(index: Int, end: JobFinish)] = []
         for (index, end) in batch.enumerated() {

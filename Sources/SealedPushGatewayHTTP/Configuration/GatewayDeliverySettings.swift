@@ -23,7 +23,7 @@ import Darwin
 ///   "fcmURL": "https://fcm.googleapis.com",
 ///   "fcmTrustFile": null,
 ///   "maxConnections": 2,
-///   "maxConcurrentSends": 64,
+///   "maxConcurrentSends": 128,
 ///   "requestTimeoutSeconds": 10,
 ///   "apnsDeadlineSeconds": 60,
 ///   "leaseSeconds": 90,
@@ -117,7 +117,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         fcmURL = Self.googleFCMURL
         fcmTrustFile = nil
         maxConnections = 2
-        maxConcurrentSends = 64
+        maxConcurrentSends = 128
         requestTimeoutSeconds = 10
         apnsDeadlineSeconds = 60
         leaseSeconds = 90

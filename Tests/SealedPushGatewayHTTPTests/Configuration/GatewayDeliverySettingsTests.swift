@@ -46,7 +46,7 @@ struct GatewayDeliverySettingsTests {
         #expect(delivery.productionEndpoint == APNsEndpoint(host: "api.push.apple.com", port: 443))
         #expect(delivery.sandboxEndpoint == APNsEndpoint(host: "api.development.push.apple.com", port: 443))
         #expect(delivery.client.trustRoots == .system)
-        #expect(delivery.maxConcurrentSends == 64)
+        #expect(delivery.maxConcurrentSends == 128)
         #expect(delivery.leaseDuration == .seconds(90))
         #expect(!delivery.nodeID.isEmpty)
         #expect(delivery.webhook == nil)
