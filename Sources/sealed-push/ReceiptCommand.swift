@@ -48,20 +48,7 @@ struct ReceiptCommand: AsyncParsableCommand {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let opened = try ReceiptOpener(identity: identity, topic: topic).open(
                 try Base64URL.decode(text), devicePublicKey: { devices[$0] }, now: try CLIIO.parseNow(now))
-            var members = JSONObject()
-            members["message-id"] = .string(opened.receipt.messageID.map { String(format: "%02x", $0) }.joined())
-            switch opened.receipt.outcome {
-            case .decrypted: members["outcome"] = .string("decrypted")
-            case .duplicate: members["outcome"] = .string("duplicate")
-            case .fallback(let reason):
-                members["outcome"] = .string("fallback")
-                members["reason"] = .string(reason)
-            }
-            members["attachments"] = .object([
-                "delivered": .number(Double(opened.receipt.attachmentsDelivered)),
-                "failed": .number(Double(opened.receipt.attachmentsFailed)),
-            ])
-            members["device-time"] = .number(Double(opened.receipt.deviceTime))
+            var members = opened.receipt.jsonObject
             members["device-key-id"] = .string(opened.deviceKeyID.hex)
             members["receipt-id"] = .string(opened.receiptID.map { String(format: "%02x", $0) }.joined())
             members["receipt-expires-at"] = .number(Double(opened.expiresAt))

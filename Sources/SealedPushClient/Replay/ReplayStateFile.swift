@@ -173,19 +173,4 @@ struct ReplayStateFile {
         for (id, entry) in overlay { entries[id] = entry }
         return ReplayLedger(marks: marks, entries: entries)
     }
-
-    /// The number of ids the state holds.
-    var count: Int {
-        if let olderVersion { return olderVersion.entries.count }
-        return snapshotCount + overlay.keys.filter { id in
-            // Journal entries that add ids (a close changes an id the snapshot or the journal already holds).
-            !snapshotHolds(id)
-        }.count
-    }
-
-    private func snapshotHolds(_ id: [UInt8]) -> Bool {
-        var probe = self
-        probe.overlay = [:]
-        return probe.entry(for: id) != nil
-    }
 }

@@ -67,6 +67,16 @@ public struct DeliveryReceipt: Sendable, Hashable {
     /// - Throws: ``SealedPushError`` with `invalidArgument` for a field out of range.
     public func paddedPlaintext() throws -> [UInt8] {
         try validate()
+        var writer = JSONWriter()
+        writer.value(.object(jsonObject))
+        let json = writer.bytes
+        var padded = [UInt8(json.count >> 8), UInt8(json.count & 0xff)] + json
+        padded += [UInt8](repeating: 0, count: Self.paddedLength - padded.count)
+        return padded
+    }
+
+    /// The record's members (`Specs/control-v1.md` §4), which a canonical writer turns into the plaintext.
+    public var jsonObject: JSONObject {
         var members = JSONObject()
         members["message-id"] = .string(messageID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
         switch outcome {
@@ -80,12 +90,7 @@ public struct DeliveryReceipt: Sendable, Hashable {
             "delivered": .number(Double(attachmentsDelivered)), "failed": .number(Double(attachmentsFailed)),
         ])
         members["device-time"] = .number(Double(deviceTime))
-        var writer = JSONWriter()
-        writer.value(.object(members))
-        let json = writer.bytes
-        var padded = [UInt8(json.count >> 8), UInt8(json.count & 0xff)] + json
-        padded += [UInt8](repeating: 0, count: Self.paddedLength - padded.count)
-        return padded
+        return members
     }
 
     /// Reads a padded plaintext strictly: exactly 256 bytes, zero padding, the members of §4 and no others.
