@@ -136,7 +136,7 @@ finish=$(date +%s.%N)
 cpu_after=$(cpu_seconds)
 kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 
-echo "==> bare client: $count sealed afresh, 64 in flight" >&2
+echo "==> bare client: $count sealed afresh, 128 in flight" >&2
 bare_begin=$(date +%s.%N)
 if [ "$platform" = apns ]; then
     "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
