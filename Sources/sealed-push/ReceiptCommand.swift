@@ -50,7 +50,7 @@ struct ReceiptCommand: AsyncParsableCommand {
                 try Base64URL.decode(text), devicePublicKey: { devices[$0] }, now: try CLIIO.parseNow(now))
             var members = opened.receipt.jsonObject
             members["device-key-id"] = .string(opened.deviceKeyID.hex)
-            members["receipt-id"] = .string(opened.receiptID.map { String(format: "%02x", $0) }.joined())
+            members["receipt-id"] = .string(Hex.encode(opened.receiptID))
             members["receipt-expires-at"] = .number(Double(opened.expiresAt))
             var writer = JSONWriter()
             writer.value(.object(members))

@@ -10,10 +10,21 @@ enum CRC32 {
 
     /// The CRC-32 of `bytes`.
     static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
-        var crc: UInt32 = 0xFFFF_FFFF
+        finish(update(start, bytes))
+    }
+
+    /// The register before any byte.
+    static let start: UInt32 = 0xFFFF_FFFF
+
+    /// Feeds `bytes` into a running register (so a caller can checksum parts without joining them).
+    static func update<Bytes: Sequence>(_ crc: UInt32, _ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
+        var crc = crc
         table.withUnsafeBufferPointer { table in
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8) }
         }
-        return crc ^ 0xFFFF_FFFF
+        return crc
     }
+
+    /// The checksum of a register fed with every byte.
+    static func finish(_ crc: UInt32) -> UInt32 { crc ^ 0xFFFF_FFFF }
 }

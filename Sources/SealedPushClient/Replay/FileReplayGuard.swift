@@ -102,8 +102,7 @@ public struct FileReplayGuard: ReplayGuard {
                 // Fix the migration: write the current version before this check can fail (§5.4.4).
                 var ledger = file.ledger()
                 ledger.compact(now: now, capacity: capacity)
-                try writeSnapshot(ledger, in: directoryPath)
-                file = try ReplayStateFile(bytes: ledger.encoded(), now: now)
+                file = try ReplayStateFile(bytes: writeSnapshot(ledger, in: directoryPath), now: now)
             }
             let ruling = try ReplayLedger.rule(
                 messageID: messageID, digest: digest, issuedAt: issuedAt, expiresAt: expiresAt, now: now,
@@ -141,9 +140,13 @@ public struct FileReplayGuard: ReplayGuard {
         }
     }
 
-    private func writeSnapshot(_ ledger: ReplayLedger, in directoryPath: String) throws {
-        try POSIXFile.writeAtomically(ledger.encoded(), to: filePath, directory: directoryPath)
+    /// Writes `ledger` as a snapshot with no journal. - Returns: the bytes written.
+    @discardableResult
+    private func writeSnapshot(_ ledger: ReplayLedger, in directoryPath: String) throws -> [UInt8] {
+        let bytes = ledger.encoded()
+        try POSIXFile.writeAtomically(bytes, to: filePath, directory: directoryPath)
         POSIXFile.removeStaleTemporaries(named: Self.fileName, in: directoryPath)
+        return bytes
     }
 
     /// Forgets every recorded id (recovery after ``checkAndRecord(messageID:issuedAt:expiresAt:now:)`` reported

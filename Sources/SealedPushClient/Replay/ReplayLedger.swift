@@ -316,7 +316,7 @@ struct ReplayLedger: Equatable {
         }
         try EnvelopeV1.checkNotBefore(issuedAt: issuedAt, now: now)
         try checkClock(now)
-        let id = hex(messageID)
+        let id = Hex.encode(messageID)
         let presented = digest.map(Digest.init) ?? .none
         if let entry = existing(messageID) {
             return duplicateOrReplay(id: id, entry: entry, presented: presented, now: now, window: window,
@@ -372,13 +372,6 @@ struct ReplayLedger: Equatable {
                 + "came at \(now), " + (passed ? "after the \(window)-second duplicate window"
                                           : "before it was first opened (the device clock went back)")),
             close: passed)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined()
     }
 
     static func corrupt(_ detail: String) -> SealedPushError {

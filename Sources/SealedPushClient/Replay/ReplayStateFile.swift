@@ -78,11 +78,11 @@ struct ReplayStateFile {
             switch record.change {
             case .add:
                 guard entry(for: record.messageID) == nil else {
-                    throw ReplayLedger.corrupt("journal record \(index) adds message \(ReplayLedger.hex(record.messageID)), already present")
+                    throw ReplayLedger.corrupt("journal record \(index) adds message \(Hex.encode(record.messageID)), already present")
                 }
             case .close:
                 guard let existing = entry(for: record.messageID), existing.digest != .none else {
-                    throw ReplayLedger.corrupt("journal record \(index) closes message \(ReplayLedger.hex(record.messageID)), which has no open entry")
+                    throw ReplayLedger.corrupt("journal record \(index) closes message \(Hex.encode(record.messageID)), which has no open entry")
                 }
             }
             apply(record)

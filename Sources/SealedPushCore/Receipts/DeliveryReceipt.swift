@@ -78,7 +78,7 @@ public struct DeliveryReceipt: Sendable, Hashable {
     /// The record's members (`Specs/control-v1.md` §4), which a canonical writer turns into the plaintext.
     public var jsonObject: JSONObject {
         var members = JSONObject()
-        members["message-id"] = .string(messageID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        members["message-id"] = .string(Hex.encode(messageID))
         switch outcome {
         case .decrypted: members["outcome"] = .string("decrypted")
         case .duplicate: members["outcome"] = .string("duplicate")
@@ -107,7 +107,11 @@ public struct DeliveryReceipt: Sendable, Hashable {
         }
         let known: Set<String> = ["message-id", "outcome", "reason", "attachments", "device-time"]
         guard members.allSatisfy({ known.contains($0.key) }) else { throw Self.malformed("it has an unknown member") }
-        guard case .string(let hex)? = members["message-id"], let id = Self.bytes(hex: hex), id.count == 16 else {
+        // Lowercase only (what a writer writes); Hex.decode takes either case.
+        guard case .string(let hex)? = members["message-id"], hex.utf8.count == 32,
+              hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+              let id = try? Hex.decode(hex)
+        else {
             throw Self.malformed("\"message-id\" must be 32 lowercase hex digits")
         }
         messageID = id
@@ -153,27 +157,6 @@ public struct DeliveryReceipt: Sendable, Hashable {
     }
 
     private static func isCount(_ value: Double) -> Bool { value >= 0 && value <= 8 && value == value.rounded() }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 
     private static func malformed(_ detail: String) -> SealedPushError {
         SealedPushError(.malformedContent, "receipt: \(detail)")
