@@ -37,4 +37,6 @@ struct PostgresStoreTests {
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(PostgresHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(PostgresHarness()) }
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(PostgresHarness()) }
+    @Test func withdrawRacingDelivery() async throws { try await LifecycleContract.withdrawRacingDelivery(PostgresHarness()) }
+    @Test func receiptsRecordedOnce() async throws { try await LifecycleContract.receiptsRecordedOnce(PostgresHarness()) }
 }

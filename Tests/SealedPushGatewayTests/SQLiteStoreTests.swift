@@ -31,6 +31,8 @@ struct SQLiteStoreTests {
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(SQLiteHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(SQLiteHarness()) }
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(SQLiteHarness()) }
+    @Test func withdrawRacingDelivery() async throws { try await LifecycleContract.withdrawRacingDelivery(SQLiteHarness()) }
+    @Test func receiptsRecordedOnce() async throws { try await LifecycleContract.receiptsRecordedOnce(SQLiteHarness()) }
 
     /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).
     @Test func walMode() async throws {

@@ -54,7 +54,9 @@ struct StoreFixtures {
     ) throws -> NewNotification {
         let jobs = try keys.keys.sorted().map { deviceID in
             let sealed = try sealer.seal(content, to: keys[deviceID]!, ttl: UInt64(ttl), now: UInt64(Self.now.timeIntervalSince1970))
-            return NewNotification.Job(deviceID: deviceID, body: try SealedBody(apnsBody: sealed.payload))
+            return NewNotification.Job(
+                deviceID: deviceID, body: try SealedBody(apnsBody: sealed.payload), messageID: Hex.encode(sealed.messageID),
+                keyID: sealed.recipientKeyID.hex)
         }
         return NewNotification(
             id: id, appID: appID, idempotencyKey: idempotencyKey, priority: 10, collapseID: id.uuidString.lowercased(),

@@ -411,14 +411,18 @@ public final class PostgresGatewayStore: GatewayStore {
                 known[$0.deviceID] == true ? JobState.unregistered.rawValue : JobState.queued.rawValue
             }
             let reasons = notification.jobs.map { known[$0.deviceID] == true ? "DeviceUnregistered" : "" }
+            let messageIDs = notification.jobs.map { $0.messageID ?? "" }
+            let keyIDs = notification.jobs.map { $0.keyID ?? "" }
             try await connection.query(
                 """
                 INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                  failure_reason, updated_at)
+                                  failure_reason, updated_at, message_id, key_id)
                 SELECT \(notification.id), \(notification.appID), job.device_id, job.sealed_body, job.state,
-                       \(created), NULLIF(job.reason, ''), \(created)
-                FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[])
-                    AS job(device_id, sealed_body, state, reason)
+                       \(created), NULLIF(job.reason, ''), \(created), NULLIF(job.message_id, ''),
+                       NULLIF(job.key_id, '')
+                FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[],
+                            \(messageIDs)::text[], \(keyIDs)::text[])
+                    AS job(device_id, sealed_body, state, reason, message_id, key_id)
                 """, logger: logger)
             return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
         }
@@ -679,8 +683,14 @@ public final class PostgresGatewayStore: GatewayStore {
         let cutoff = Millis.from(cutoff)
         let limit = max(1, min(limit, 10_000))
         return try await run("purging expired notifications") { connection, logger in
+            try await connection.query(
+                """
+                DELETE FROM receipts WHERE (app_id, receipt_id) IN (
+                    SELECT app_id, receipt_id FROM receipts WHERE expires_at < \(cutoff) ORDER BY expires_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                """, logger: logger)
             // Jobs go with their notification (ON DELETE CASCADE). SKIP LOCKED: nodes purging at once share the work.
-            try await Self.count(
+            return try await Self.count(
                 connection.query(
                     """
                     DELETE FROM notifications WHERE id IN (
@@ -695,31 +705,135 @@ public final class PostgresGatewayStore: GatewayStore {
         try await run("reading notification status") { connection, logger in
             let rows = try await connection.query(
                 """
-                SELECT priority, collapse_id, created_at, expires_at FROM notifications
+                SELECT priority, collapse_id, created_at, expires_at, withdrawn_at FROM notifications
                 WHERE id = \(notificationID) AND app_id = \(appID)
                 """, logger: logger)
-            var header: (Int, String?, Int64, Int64)?
-            for try await row in rows.decode((Int, String?, Int64, Int64).self) { header = row }
-            guard let (priority, collapseID, createdAt, expiresAt) = header else { return nil }
+            var header: (Int, String?, Int64, Int64, Int64?)?
+            for try await row in rows.decode((Int, String?, Int64, Int64, Int64?).self) { header = row }
+            guard let (priority, collapseID, createdAt, expiresAt, withdrawnAt) = header else { return nil }
             var deliveries: [NotificationStatus.Delivery] = []
             let jobs = try await connection.query(
                 """
                 SELECT device_id, state, apns_id, failure_reason,
                            requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END) AS requests, transient_reason,
-                           updated_at
+                           updated_at, receipt_outcome, receipt_reason, receipt_delivered, receipt_failed,
+                           receipt_device_time, receipt_at, receipt_count
                 FROM jobs WHERE notification_id = \(notificationID) ORDER BY device_id
                 """, logger: logger)
-            for try await (deviceID, state, apnsID, reason, requests, transientReason, updatedAt) in jobs.decode(
-                (String, String, String?, String?, Int, String?, Int64).self)
-            {
+            for try await row in jobs {
+                let (deviceID, state, apnsID, reason, requests, transientReason, updatedAt) = try row.decode(
+                    (String, String, String?, String?, Int, String?, Int64).self)
+                let (_, _, _, _, _, _, _, outcome, receiptReason, delivered, failed, deviceTime, receivedAt, count) =
+                    try row.decode(
+                        (String, String, String?, String?, Int, String?, Int64, String?, String?, Int?, Int?, Int64?,
+                         Int64?, Int).self)
+                var receipt: JobReceipt?
+                if let outcome {
+                    receipt = JobReceipt(
+                        outcome: outcome, reason: receiptReason, attachmentsDelivered: delivered ?? 0,
+                        attachmentsFailed: failed ?? 0, deviceTime: Millis.date(deviceTime ?? 0),
+                        receivedAt: Millis.date(receivedAt ?? 0), count: count)
+                }
                 deliveries.append(
                     NotificationStatus.Delivery(
                         deviceID: deviceID, state: JobState(rawValue: state) ?? .failed, apnsID: apnsID, reason: reason,
-                        attempts: requests, lastTransientReason: transientReason, updatedAt: Millis.date(updatedAt)))
+                        attempts: requests, lastTransientReason: transientReason, updatedAt: Millis.date(updatedAt),
+                        receipt: receipt))
             }
             return NotificationStatus(
                 id: notificationID, appID: appID, priority: priority, collapseID: collapseID,
-                createdAt: Millis.date(createdAt), expiresAt: Millis.date(expiresAt), deliveries: deliveries)
+                createdAt: Millis.date(createdAt), expiresAt: Millis.date(expiresAt), deliveries: deliveries,
+                withdrawnAt: withdrawnAt.map(Millis.date))
+        }
+    }
+
+    public func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal? {
+        let nowMillis = Millis.from(now)
+        return try await transaction("withdrawing a notification") { connection, logger in
+            // The row lock orders concurrent withdrawals of one notification.
+            let rows = try await connection.query(
+                """
+                SELECT collapse_id, expires_at, withdrawn_at FROM notifications
+                WHERE id = \(notificationID) AND app_id = \(appID) FOR UPDATE
+                """, logger: logger)
+            var header: (String?, Int64, Int64?)?
+            for try await row in rows.decode((String?, Int64, Int64?).self) { header = row }
+            guard let (collapseID, expiresAt, withdrawnAt) = header else { return nil }
+            if withdrawnAt == nil {
+                try await connection.query(
+                    "UPDATE notifications SET withdrawn_at = \(nowMillis) WHERE id = \(notificationID)", logger: logger)
+            }
+            let withdrawn = try await Self.count(
+                connection.query(
+                    """
+                    UPDATE jobs SET state = 'withdrawn',
+                        failure_reason = CASE WHEN state = 'claimed' THEN \(Withdrawal.reasonInFlight)
+                                              ELSE \(Withdrawal.reasonQueued) END,
+                        lease_owner = NULL, lease_expires_at = NULL, updated_at = \(nowMillis)
+                    WHERE notification_id = \(notificationID) AND state IN ('queued', 'claimed')
+                    RETURNING 1
+                    """, logger: logger))
+            var reached: [String] = []
+            let devices = try await connection.query(
+                """
+                SELECT device_id FROM jobs
+                WHERE notification_id = \(notificationID)
+                  AND (state = 'sent' OR (state = 'withdrawn' AND failure_reason = \(Withdrawal.reasonInFlight)))
+                ORDER BY device_id
+                """, logger: logger)
+            for try await device in devices.decode(String.self) { reached.append(device) }
+            return Withdrawal(
+                collapseID: collapseID, expiresAt: Millis.date(expiresAt), withdrawnNow: withdrawn,
+                reachedDevices: reached, alreadyWithdrawn: withdrawnAt != nil)
+        }
+    }
+
+    public func device(appID: String, keyID: String) async throws -> StoredDevice? {
+        try await run("reading a device by key") { connection, logger in
+            try await Self.devices(
+                connection.query(
+                    """
+                    \(unescaped: Self.deviceColumns)
+                    WHERE app_id = \(appID) AND key_id = \(keyID) AND unregistered_at IS NULL
+                    """, logger: logger)
+            ).first
+        }
+    }
+
+    public func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording {
+        try await transaction("recording a receipt") { connection, logger in
+            let jobs = try await connection.query(
+                """
+                SELECT id, notification_id, receipt_outcome IS NULL FROM jobs
+                WHERE app_id = \(receipt.appID) AND message_id = \(receipt.messageID)
+                  AND device_id = \(receipt.deviceID) AND key_id = \(receipt.keyID)
+                FOR UPDATE
+                """, logger: logger)
+            var found: (Int64, UUID, Bool)?
+            for try await row in jobs.decode((Int64, UUID, Bool).self) { found = row }
+            guard let (jobID, notificationID, first) = found else { return .unknownMessage }
+            let inserted = try await Self.count(
+                connection.query(
+                    """
+                    INSERT INTO receipts (app_id, receipt_id, expires_at)
+                    VALUES (\(receipt.appID), \(receipt.receiptID), \(Millis.from(receipt.receiptExpiresAt)))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger))
+            guard inserted == 1 else { return .replayed }
+            if first {
+                try await connection.query(
+                    """
+                    UPDATE jobs SET receipt_outcome = \(receipt.outcome), receipt_reason = \(receipt.reason),
+                        receipt_delivered = \(receipt.attachmentsDelivered), receipt_failed = \(receipt.attachmentsFailed),
+                        receipt_device_time = \(Millis.from(receipt.deviceTime)),
+                        receipt_at = \(Millis.from(receipt.receivedAt)), receipt_count = 1
+                    WHERE id = \(jobID)
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    "UPDATE jobs SET receipt_count = receipt_count + 1 WHERE id = \(jobID)", logger: logger)
+            }
+            return .recorded(notificationID: notificationID, first: first)
         }
     }
 

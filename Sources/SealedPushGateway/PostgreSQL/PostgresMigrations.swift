@@ -54,5 +54,15 @@ enum PostgresMigrations {
         PortableMigrations.deliveryNodesRequestsAndTokens,
         PortableMigrations.idempotencyRequestDigest,
         PortableMigrations.fcmDevicesAndApps,
+        Migration(
+            version: 7, name: "lifecycle and receipts: withdrawn jobs, message and key ids, receipts",
+            statements: [
+                "ALTER TABLE jobs DROP CONSTRAINT jobs_state_check",
+                """
+                ALTER TABLE jobs ADD CONSTRAINT jobs_state_check
+                    CHECK (state IN ('queued', 'claimed', 'sent', 'failed', 'expired', 'unregistered', 'withdrawn'))
+                """,
+            ] + PortableMigrations.jobReceiptColumns.map { "ALTER TABLE jobs ADD COLUMN \($0.name) \($0.type)" }
+                + PortableMigrations.lifecycleAndReceipts),
     ]
 }

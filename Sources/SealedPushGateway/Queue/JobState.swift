@@ -13,12 +13,15 @@ public enum JobState: String, Sendable, Hashable, CaseIterable {
     case expired
     /// The device was unregistered (APNs 410, `BadDeviceToken`, `DeviceTokenNotForTopic`) or removed; not sent.
     case unregistered
+    /// The sender withdrew the notification before it was sent (`DELETE …/notifications/{id}`); never sent. The
+    /// reason says whether a worker held it then (`WithdrawnInFlight`: its send may have gone out).
+    case withdrawn
 
     /// True for the states a job never leaves.
     public var isFinal: Bool {
         switch self {
         case .queued, .claimed: false
-        case .sent, .failed, .expired, .unregistered: true
+        case .sent, .failed, .expired, .unregistered, .withdrawn: true
         }
     }
 }

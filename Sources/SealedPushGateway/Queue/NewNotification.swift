@@ -14,14 +14,22 @@ public struct NewNotification: Sendable, Hashable {
         public var deviceID: String
         /// The APNs body sealed to that device.
         public var body: SealedBody
+        /// The envelope's `messageId` (lowercase hex): a receipt about it names it.
+        public var messageID: String?
+        /// The id of the device key it is sealed to (lowercase hex): only a receipt sealed by that key is taken.
+        public var keyID: String?
 
         /// Creates a job.
         /// - Parameters:
         ///   - deviceID: The recipient device.
         ///   - body: The sealed APNs body.
-        public init(deviceID: String, body: SealedBody) {
+        ///   - messageID: The envelope's message id in lowercase hex (nil: receipts about it are refused).
+        ///   - keyID: The device key id it is sealed to, in lowercase hex.
+        public init(deviceID: String, body: SealedBody, messageID: String? = nil, keyID: String? = nil) {
             self.deviceID = deviceID
             self.body = body
+            self.messageID = messageID
+            self.keyID = keyID
         }
     }
 

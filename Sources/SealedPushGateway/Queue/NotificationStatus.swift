@@ -24,12 +24,15 @@ public struct NotificationStatus: Sendable, Hashable {
         public var lastTransientReason: String?
         /// When the job last changed.
         public var updatedAt: Date
+        /// The device's first sealed receipt about it (`Specs/control-v1.md` §4), if one arrived.
+        public var receipt: JobReceipt?
 
         /// Creates a delivery record.
         public init(
             deviceID: String, state: JobState, apnsID: String?, reason: String?, attempts: Int,
-            lastTransientReason: String? = nil, updatedAt: Date
+            lastTransientReason: String? = nil, updatedAt: Date, receipt: JobReceipt? = nil
         ) {
+            self.receipt = receipt
             self.deviceID = deviceID
             self.state = state
             self.apnsID = apnsID
@@ -54,12 +57,15 @@ public struct NotificationStatus: Sendable, Hashable {
     public var expiresAt: Date
     /// One entry per device, ordered by device id.
     public var deliveries: [Delivery]
+    /// When the sender withdrew it, if it did.
+    public var withdrawnAt: Date?
 
     /// Creates a status.
     public init(
         id: UUID, appID: String, priority: Int, collapseID: String?, createdAt: Date, expiresAt: Date,
-        deliveries: [Delivery]
+        deliveries: [Delivery], withdrawnAt: Date? = nil
     ) {
+        self.withdrawnAt = withdrawnAt
         self.id = id
         self.appID = appID
         self.priority = priority

@@ -45,7 +45,12 @@ public final class SQLiteGatewayStore: GatewayStore {
     // MARK: Schema and lifecycle
 
     public func migrate() async throws -> Int {
-        let migrations = SQLiteMigrations.all
+        try await migrate(upTo: .max)
+    }
+
+    /// Applies the migrations the database lacks up to `version` (tests build older schemas with it).
+    func migrate(upTo version: Int) async throws -> Int {
+        let migrations = SQLiteMigrations.all.filter { $0.version <= version }
         return try await write("migrating") { db in
             try db.execute(
                 sql: """
@@ -53,7 +58,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)
                     """)
             let current = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(version), 0) FROM schema_version") ?? 0
-            let latest = migrations.last?.version ?? 0
+            let latest = SQLiteMigrations.all.last?.version ?? 0
             guard current <= latest else {
                 throw GatewayStoreError(
                     .schemaTooNew, "the database is at schema version \(current); this gateway knows up to \(latest)")
@@ -354,14 +359,14 @@ public final class SQLiteGatewayStore: GatewayStore {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                          failure_reason, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                          failure_reason, updated_at, message_id, key_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """
                 ).execute(
                     arguments: [
                         id, notification.appID, job.deviceID, Data(job.body.bytes),
                         gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
-                        gone ? "DeviceUnregistered" : nil, created,
+                        gone ? "DeviceUnregistered" : nil, created, job.messageID, job.keyID,
                     ])
             }
             return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
@@ -560,6 +565,12 @@ public final class SQLiteGatewayStore: GatewayStore {
                 try db.execute(
                     sql: "DELETE FROM notifications WHERE id IN (\(marks))", arguments: StatementArguments(batch))
             }
+            try db.execute(
+                sql: """
+                    DELETE FROM receipts WHERE rowid IN (
+                        SELECT rowid FROM receipts WHERE expires_at < ? ORDER BY expires_at LIMIT ?)
+                    """,
+                arguments: [cutoffMillis, limit])
             return ids.count
         }
     }
@@ -576,20 +587,111 @@ public final class SQLiteGatewayStore: GatewayStore {
                 sql: """
                     SELECT device_id, state, apns_id, failure_reason,
                            requests + (CASE WHEN state = 'claimed' THEN 1 ELSE 0 END) AS requests, transient_reason,
-                           updated_at
+                           updated_at, receipt_outcome, receipt_reason, receipt_delivered, receipt_failed,
+                           receipt_device_time, receipt_at, receipt_count
                     FROM jobs WHERE notification_id = ? ORDER BY device_id
                     """,
                 arguments: [id]
             ).map { job in
-                NotificationStatus.Delivery(
+                var receipt: JobReceipt?
+                if let outcome: String = job["receipt_outcome"] {
+                    receipt = JobReceipt(
+                        outcome: outcome, reason: job["receipt_reason"], attachmentsDelivered: job["receipt_delivered"],
+                        attachmentsFailed: job["receipt_failed"], deviceTime: Millis.date(job["receipt_device_time"]),
+                        receivedAt: Millis.date(job["receipt_at"]), count: job["receipt_count"])
+                }
+                return NotificationStatus.Delivery(
                     deviceID: job["device_id"], state: JobState(rawValue: job["state"]) ?? .failed,
                     apnsID: job["apns_id"], reason: job["failure_reason"], attempts: job["requests"],
-                    lastTransientReason: job["transient_reason"], updatedAt: Millis.date(job["updated_at"]))
+                    lastTransientReason: job["transient_reason"], updatedAt: Millis.date(job["updated_at"]),
+                    receipt: receipt)
             }
+            let withdrawnAt: Int64? = row["withdrawn_at"]
             return NotificationStatus(
                 id: notificationID, appID: row["app_id"], priority: row["priority"], collapseID: row["collapse_id"],
                 createdAt: Millis.date(row["created_at"]), expiresAt: Millis.date(row["expires_at"]),
-                deliveries: deliveries)
+                deliveries: deliveries, withdrawnAt: withdrawnAt.map(Millis.date))
+        }
+    }
+
+    public func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal? {
+        let id = notificationID.uuidString.lowercased()
+        let nowMillis = Millis.from(now)
+        return try await write("withdrawing a notification") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT collapse_id, expires_at, withdrawn_at FROM notifications WHERE id = ? AND app_id = ?",
+                    arguments: [id, appID])
+            else { return nil }
+            let already = (row["withdrawn_at"] as Int64?) != nil
+            if !already {
+                try db.execute(
+                    sql: "UPDATE notifications SET withdrawn_at = ? WHERE id = ?", arguments: [nowMillis, id])
+            }
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'withdrawn',
+                        failure_reason = CASE WHEN state = 'claimed' THEN ? ELSE ? END,
+                        lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+                    WHERE notification_id = ? AND state IN ('queued', 'claimed')
+                    """,
+                arguments: [Withdrawal.reasonInFlight, Withdrawal.reasonQueued, nowMillis, id])
+            let withdrawn = db.changesCount
+            let reached = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id FROM jobs
+                    WHERE notification_id = ? AND (state = 'sent' OR (state = 'withdrawn' AND failure_reason = ?))
+                    ORDER BY device_id
+                    """,
+                arguments: [id, Withdrawal.reasonInFlight])
+            return Withdrawal(
+                collapseID: row["collapse_id"], expiresAt: Millis.date(row["expires_at"]), withdrawnNow: withdrawn,
+                reachedDevices: reached, alreadyWithdrawn: already)
+        }
+    }
+
+    public func device(appID: String, keyID: String) async throws -> StoredDevice? {
+        try await read("reading a device by key") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND key_id = ? AND unregistered_at IS NULL",
+                arguments: [appID, keyID]
+            ).map(Self.device)
+        }
+    }
+
+    public func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording {
+        try await write("recording a receipt") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, notification_id, receipt_outcome FROM jobs
+                        WHERE app_id = ? AND message_id = ? AND device_id = ? AND key_id = ?
+                        """,
+                    arguments: [receipt.appID, receipt.messageID, receipt.deviceID, receipt.keyID])
+            else { return .unknownMessage }
+            try db.execute(
+                sql: "INSERT INTO receipts (app_id, receipt_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [receipt.appID, receipt.receiptID, Millis.from(receipt.receiptExpiresAt)])
+            guard db.changesCount == 1 else { return .replayed }
+            let first = (row["receipt_outcome"] as String?) == nil
+            let jobID: Int64 = row["id"]
+            if first {
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET receipt_outcome = ?, receipt_reason = ?, receipt_delivered = ?,
+                            receipt_failed = ?, receipt_device_time = ?, receipt_at = ?, receipt_count = 1
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        receipt.outcome, receipt.reason, receipt.attachmentsDelivered, receipt.attachmentsFailed,
+                        Millis.from(receipt.deviceTime), Millis.from(receipt.receivedAt), jobID,
+                    ])
+            } else {
+                try db.execute(sql: "UPDATE jobs SET receipt_count = receipt_count + 1 WHERE id = ?", arguments: [jobID])
+            }
+            return .recorded(notificationID: UUID(uuidString: row["notification_id"])!, first: first)
         }
     }
 

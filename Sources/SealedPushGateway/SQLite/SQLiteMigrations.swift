@@ -51,5 +51,48 @@ enum SQLiteMigrations {
         PortableMigrations.deliveryNodesRequestsAndTokens,
         PortableMigrations.idempotencyRequestDigest,
         PortableMigrations.fcmDevicesAndApps,
+        Migration(
+            version: 7, name: "lifecycle and receipts: withdrawn jobs, message and key ids, receipts",
+            statements: rebuildJobsForLifecycle + PortableMigrations.lifecycleAndReceipts),
     ]
+
+    /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with
+    /// `withdrawn` allowed and the receipt columns, keeping ids and the AUTOINCREMENT sequence.
+    static let rebuildJobsForLifecycle: [String] = {
+        let kept = """
+            id, notification_id, app_id, device_id, sealed_body, state, not_before, lease_owner, lease_expires_at,
+            attempts, push_token, apns_id, failure_reason, updated_at, requests, transient_reason
+            """
+        let added = PortableMigrations.jobReceiptColumns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+        return [
+            """
+            CREATE TABLE jobs_new (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+                app_id TEXT NOT NULL, device_id TEXT NOT NULL, sealed_body BLOB NOT NULL,
+                state TEXT NOT NULL
+                    CHECK (state IN ('queued', 'claimed', 'sent', 'failed', 'expired', 'unregistered', 'withdrawn')),
+                not_before INTEGER NOT NULL, lease_owner TEXT, lease_expires_at INTEGER,
+                attempts INTEGER NOT NULL DEFAULT 0, push_token TEXT, apns_id TEXT, failure_reason TEXT,
+                updated_at INTEGER NOT NULL, requests INTEGER NOT NULL DEFAULT 0, transient_reason TEXT,
+                \(added),
+                UNIQUE (notification_id, device_id))
+            """,
+            "INSERT INTO jobs_new (\(kept)) SELECT \(kept) FROM jobs",
+            // Ids are never reused: the new table's sequence starts where the old one's stood.
+            """
+            INSERT INTO sqlite_sequence (name, seq)
+            SELECT 'jobs_new', seq FROM sqlite_sequence WHERE name = 'jobs'
+              AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'jobs_new')
+            """,
+            """
+            UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0))
+            WHERE name = 'jobs_new'
+            """,
+            "DROP TABLE jobs",
+            "ALTER TABLE jobs_new RENAME TO jobs",
+            "CREATE INDEX jobs_due ON jobs (state, not_before)",
+            "CREATE INDEX jobs_device ON jobs (app_id, device_id, state)",
+        ]
+    }()
 }

@@ -143,7 +143,8 @@ public protocol GatewayStore: Sendable {
     func expireOverdue(now: Date) async throws -> [PushPlatform: Int]
 
     /// Deletes notifications that expired before `cutoff`, with their jobs (sealed bodies), statuses and idempotency
-    /// keys: the retention limit, so the database does not grow without end. Oldest first, at most `limit` per call.
+    /// keys, and the ids of receipts that expired before it: the retention limit, so the database does not grow
+    /// without end. Oldest first, at most `limit` per call.
     /// - Parameters:
     ///   - cutoff: Notifications whose `expiresAt` is before this go.
     ///   - limit: The most notifications deleted by this call (1...10,000).
@@ -152,6 +153,25 @@ public protocol GatewayStore: Sendable {
 
     /// A notification of this app with each device's delivery, or nil (also when it belongs to another app).
     func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus?
+
+    /// Withdraws a notification (`DELETE …/notifications/{id}`) in one transaction: its `queued` jobs end
+    /// `withdrawn` (reason ``Withdrawal/reasonQueued``) and are never sent; its `claimed` ones too (reason
+    /// ``Withdrawal/reasonInFlight``: a worker's send may be going out, so their devices count as reached, and the
+    /// worker's later finish changes nothing). Safe to repeat: a second call withdraws nothing more and answers
+    /// the same reached devices.
+    /// - Returns: nil when the app has no such notification.
+    func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal?
+
+    // MARK: Receipts
+
+    /// The registered (not unregistered) device of this app whose current key has this id, or nil.
+    /// - Parameter keyID: The key id in lowercase hex.
+    func device(appID: String, keyID: String) async throws -> StoredDevice?
+
+    /// Records a receipt that opened, in one transaction: remembers its id until its expiry (a second time is
+    /// ``ReceiptRecording/replayed``), finds the job of the app that sent `messageID` to that device and key
+    /// (else ``ReceiptRecording/unknownMessage``, and nothing is written), and keeps the first receipt on it.
+    func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording
 
     /// Outstanding jobs of every app.
     func queueDepth() async throws -> QueueDepth

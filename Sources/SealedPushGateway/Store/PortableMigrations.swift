@@ -88,4 +88,30 @@ enum PortableMigrations {
             "ALTER TABLE apps ADD COLUMN fcm_service_account_path TEXT",
             "ALTER TABLE apps ADD COLUMN fcm_application_id TEXT",
         ])
+
+    /// Version 7 (issue 20, lifecycle and receipts), the statements both stores share; each store first lets
+    /// `jobs.state` take `withdrawn` and adds the jobs' receipt columns (SQLite rebuilds the table for its CHECK).
+    /// - `notifications.withdrawn_at`: when the sender withdrew it.
+    /// - `jobs_message`: a receipt finds its job by message id.
+    /// - `devices_key`: a receipt finds its device by the key id that sealed it.
+    /// - `receipts`: the ids of receipts opened, until their expiry (a receipt opens once).
+    static let lifecycleAndReceipts: [String] = [
+        "ALTER TABLE notifications ADD COLUMN withdrawn_at BIGINT",
+        "CREATE INDEX jobs_message ON jobs (app_id, message_id) WHERE message_id IS NOT NULL",
+        "CREATE INDEX devices_key ON devices (app_id, key_id)",
+        """
+        CREATE TABLE receipts (
+            app_id TEXT NOT NULL, receipt_id TEXT NOT NULL, expires_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, receipt_id))
+        """,
+        "CREATE INDEX receipts_expiry ON receipts (expires_at)",
+    ]
+
+    /// The job columns version 7 adds (both stores): the envelope's message id and the device key it was sealed
+    /// to, and the first receipt's fields.
+    static let jobReceiptColumns: [(name: String, type: String)] = [
+        ("message_id", "TEXT"), ("key_id", "TEXT"), ("receipt_outcome", "TEXT"), ("receipt_reason", "TEXT"),
+        ("receipt_delivered", "INTEGER"), ("receipt_failed", "INTEGER"), ("receipt_device_time", "BIGINT"),
+        ("receipt_at", "BIGINT"), ("receipt_count", "INTEGER NOT NULL DEFAULT 0"),
+    ]
 }

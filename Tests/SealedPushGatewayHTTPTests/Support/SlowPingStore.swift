@@ -72,6 +72,11 @@ struct SlowPingStore: GatewayStore {
     func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
         try await inner.notificationStatus(appID: appID, notificationID: notificationID)
     }
+    func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal? {
+        try await inner.withdraw(appID: appID, notificationID: notificationID, now: now)
+    }
+    func device(appID: String, keyID: String) async throws -> StoredDevice? { try await inner.device(appID: appID, keyID: keyID) }
+    func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording { try await inner.recordReceipt(receipt) }
     func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
     func node(id nodeID: String) async throws -> NodeInstance? { try await inner.node(id: nodeID) }
     func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
