@@ -2,10 +2,12 @@
 """Checks Specs/gateway-api.yaml, the OpenAPI 3.1 contract of the SealedPush gateway.
 
 1. The document is valid OpenAPI 3.1 (openapi-spec-validator; every $ref resolves).
-2. House rules the validator cannot know: every operation that needs a key answers 401 and 403; every error
-   response (4xx, 5xx; but /healthz's 503, which is a Health) uses the Error schema; the send takes Idempotency-Key and answers 202, 413, 422.
+2. House rules the validator cannot know: every operation that needs a key answers 401 and 403, and of the app
+   routes only postReceipt (a sealed receipt authenticates its device) is keyless and lists neither; every error
+   response (4xx, 5xx; but /healthz's 503, which is a Health) uses the Error schema; the send answers 202, 413, 422;
+   the send, the update and the badge take Idempotency-Key.
 3. The schemas accept requests the specs allow and refuse ones they forbid (JSON Schema 2020-12, from the
-   documents Specs/keyring-v1.md §4 and Specs/envelope-v1.md §4 — not from any implementation).
+   documents Specs/keyring-v1.md §4, Specs/envelope-v1.md §4 and Specs/control-v1.md — not from any implementation).
 4. With --live URL --key KEY (scripts/schemathesis.sh passes its running gateway): what no operation declares, so
    schemathesis cannot see it, over raw sockets — unknown paths, undeclared methods, refusals, oversized or too
    many headers, bad Content-Length, bad chunks, a chunked body far past the limit — each answered with the
@@ -65,6 +67,7 @@ check(doc.get("openapi", "").startswith("3.1"), "openapi version is 3.1.x")
 METHODS = {"get", "put", "post", "delete", "patch"}
 ERROR_REF = "#/components/schemas/Error"
 responses = doc["components"]["responses"]
+parameters = doc["components"]["parameters"]
 
 
 def resolve_response(response):
@@ -74,27 +77,55 @@ def resolve_response(response):
     return response
 
 
+def resolve_parameter(parameter):
+    ref = parameter.get("$ref")
+    if ref:
+        return parameters[ref.rsplit("/", 1)[1]]
+    return parameter
+
+
+operations = {}
+keyless_app_operations = set()
 for route, item in doc["paths"].items():
     for method, op in item.items():
         if method not in METHODS:
             continue
         name = f"{method.upper()} {route}"
+        operations[op.get("operationId")] = op
         needs_key = op.get("security", doc.get("security")) != []
         codes = set(op["responses"].keys())
         if needs_key:
             check({"401", "403"} <= codes, f"{name} answers 401 and 403")
+        elif route.startswith("/v1/"):
+            keyless_app_operations.add(op.get("operationId"))
+            check(not {"401", "403"} & codes, f"{name} is keyless and answers neither 401 nor 403")
         for code, response in op["responses"].items():
             if code[0] in "45" and route != "/healthz":  # the probe's 503 reports Health, as its 200 does
                 body = resolve_response(response).get("content", {})
                 schema = body.get("application/json", {}).get("schema", {})
                 check(schema.get("$ref") == ERROR_REF, f"{name} {code} uses the Error schema")
 
+check(keyless_app_operations == {"postReceipt"},
+      f"of the app routes exactly postReceipt is keyless (got {sorted(keyless_app_operations)})")
 send = doc["paths"]["/v1/apps/{appId}/notifications"]["post"]
 check({"202", "413", "422"} <= set(send["responses"]), "send answers 202, 413 and 422")
-check(any(p.get("name") == "Idempotency-Key" and p.get("in") == "header" for p in send.get("parameters", [])),
-      "send takes an Idempotency-Key header")
+for operation_id in ["sendNotification", "updateNotification", "setBadge"]:
+    op = operations.get(operation_id, {})
+    check(any(resolve_parameter(p).get("name") == "Idempotency-Key" and resolve_parameter(p).get("in") == "header"
+              for p in op.get("parameters", [])), f"{operation_id} takes an Idempotency-Key header")
+    check("Location" in op.get("responses", {}).get("202", {}).get("headers", {}),
+          f"{operation_id} answers 202 with Location")
+check({"200", "404", "429"} <= set(operations.get("withdrawNotification", {}).get("responses", {})),
+      "withdrawNotification answers 200, 404 and 429")
+check("409" in operations.get("updateNotification", {}).get("responses", {}), "updateNotification answers 409")
+receipt_op = operations.get("postReceipt", {})
+check(set(receipt_op.get("responses", {})) == {"204", "400", "413", "422", "429", "503"},
+      "postReceipt answers 204, 400, 413, 422, 429 and 503")
+check(list(receipt_op.get("requestBody", {}).get("content", {})) == ["application/octet-stream"],
+      "postReceipt takes application/octet-stream")
 states = doc["components"]["schemas"]["DeliveryState"]["enum"]
-check(states == ["queued", "sent", "failed", "expired", "unregistered"], "delivery states as issue 12 names them")
+check(states == ["queued", "sent", "failed", "expired", "unregistered", "withdrawn"],
+      "delivery states as issue 12 names them, and withdrawn")
 
 
 # ---- 3. schemas against examples written from the specs
@@ -189,6 +220,53 @@ accepts("NotificationStatus", {
     ]}, "one sent and one failed device")
 refuses("DeviceDelivery", {"deviceId": "a", "state": "claimed", "attempts": 0, "updatedAt": "2027-01-15T08:00:01Z"},
         "the store's internal state 'claimed'")
+
+# Specs/control-v1.md: the gateway names notifications and sends control messages from their own operations.
+refuses("SendRequest", {**send_ok, "content": {"body": "x", "notification-id": "m-1"}}, "content with notification-id")
+refuses("SendRequest", {**send_ok, "content": {"control": {"action": "badge", "count": 1}}}, "content with control")
+
+accepts("BadgeRequest", {"devices": ["d1"], "count": 3}, "a badge for one device")
+accepts("BadgeRequest", {"users": ["alice"], "devices": ["kiosk"], "count": 0, "ttl": 60, "priority": 5},
+        "a cleared badge for users and devices")
+refuses("BadgeRequest", {"devices": ["d1"], "count": -1}, "count -1")
+refuses("BadgeRequest", {"devices": ["d1"], "count": 2147483648}, "count 2147483648")
+refuses("BadgeRequest", {"count": 3}, "no recipients")
+refuses("BadgeRequest", {"devices": ["d1"], "count": 3, "content": {}}, "an unknown member")
+refuses("BadgeRequest", {"devices": ["d1"]}, "no count")
+
+accepts("UpdateRequest", {"content": {"body": "x"}}, "new content only")
+accepts("UpdateRequest", {"content": {"body": "x"}, "ttl": 3600, "priority": 5,
+                          "placeholder": {"body": "New message"}}, "new content with ttl, priority, placeholder")
+refuses("UpdateRequest", {"content": {"body": "x"}, "devices": ["d"]}, "recipients")
+refuses("UpdateRequest", {"content": {"body": "x"}, "collapseId": "c"}, "a collapse id")
+refuses("UpdateRequest", {}, "no content")
+refuses("UpdateRequest", {"content": {"body": "x", "control": {"action": "update", "id": "x"}}}, "content with control")
+
+withdrawn = {"id": "6f1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10", "withdrawnJobs": 2, "reachedDevices": 1,
+             "removalId": "7a2d3b69-3f5e-4b64-8b1d-2e2e9f1fab21"}
+accepts("Withdrawn", withdrawn, "a withdrawal that reached a device")
+accepts("Withdrawn", {**{k: v for k, v in withdrawn.items() if k != "removalId"}, "reachedDevices": 0},
+        "a withdrawal that reached none (no removalId)")
+refuses("Withdrawn", {**withdrawn, "withdrawnJobs": -1}, "negative withdrawnJobs")
+refuses("Withdrawn", {k: v for k, v in withdrawn.items() if k != "reachedDevices"}, "no reachedDevices")
+
+receipt = {"outcome": "decrypted", "attachmentsDelivered": 1, "attachmentsFailed": 0,
+           "deviceTime": "2027-01-15T08:00:03Z", "receivedAt": "2027-01-15T08:00:04Z", "count": 1}
+accepts("Receipt", receipt, "a decrypted receipt")
+accepts("Receipt", {**receipt, "outcome": "fallback", "reason": "timedOut", "count": 2}, "a fallback with its reason")
+refuses("Receipt", {**receipt, "outcome": "shown"}, "outcome 'shown'")
+refuses("Receipt", {**receipt, "reason": "timedOut"}, "a reason beside decrypted (control-v1 §4)")
+refuses("Receipt", {**receipt, "attachmentsFailed": 9}, "9 failed attachments (at most 8)")
+refuses("Receipt", {**receipt, "count": 0}, "count 0")
+accepts("NotificationStatus", {
+    "id": "6f1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10", "createdAt": "2027-01-15T08:00:00Z",
+    "expiresAt": "2027-01-16T08:00:00Z", "priority": 10, "withdrawnAt": "2027-01-15T08:05:00Z",
+    "devices": [
+        {"deviceId": "a", "state": "sent", "apnsId": "9b1c2a58-2f4e-4a53-9a0c-1f1f8f0e9a10", "attempts": 1,
+         "updatedAt": "2027-01-15T08:00:01Z", "receipt": receipt},
+        {"deviceId": "b", "state": "withdrawn", "reason": "Withdrawn", "attempts": 0,
+         "updatedAt": "2027-01-15T08:05:00Z"},
+    ]}, "a withdrawn notification, one device with a receipt")
 
 
 

@@ -43,6 +43,15 @@ public struct GatewayMetrics: Sendable {
         public static let attachmentBytes = "sealedpush_gateway_attachment_bytes_total"
         /// Sends refused `429` by a rate limit, with dimensions `app` and `limit` (`sends`, `devices`). Counter.
         public static let rateLimited = "sealedpush_gateway_rate_limited_total"
+        /// Sealed receipts recorded (`POST …/receipts`), with dimensions `outcome` (`decrypted`, `duplicate`,
+        /// `fallback`) and `reason` (a fallback's reason code; `none` for the others). Counter.
+        public static let receipts = "sealedpush_gateway_receipts_total"
+        /// Receipts refused, with dimension `cause` (`malformed`, `unknownSender`, `notOpened`, `replayed`,
+        /// `unknownMessage`, `rateLimited`). Counter.
+        public static let receiptsRefused = "sealedpush_gateway_receipts_refused_total"
+        /// Notifications withdrawn (`DELETE …/notifications/{id}`, first call) and the jobs it ended, with dimension
+        /// `what` (`notifications`, `jobs`). Counter.
+        public static let withdrawn = "sealedpush_gateway_withdrawn_total"
     }
 
     /// The factory every metric here is made with.
@@ -99,6 +108,23 @@ public struct GatewayMetrics: Sendable {
 
     /// The Prometheus text exposition of every metric in the factory.
     public func render() -> [UInt8] { exposition() }
+
+    /// Counts a receipt recorded.
+    func recordReceipt(outcome: String, reason: String?) {
+        CoreMetrics.Counter(label: Name.receipts, dimensions: [("outcome", outcome), ("reason", reason ?? "none")], factory: factory)
+            .increment()
+    }
+
+    /// Counts a receipt refused.
+    func recordReceiptRefused(cause: String) {
+        CoreMetrics.Counter(label: Name.receiptsRefused, dimensions: [("cause", cause)], factory: factory).increment()
+    }
+
+    /// Counts a withdrawal and the jobs it ended.
+    func recordWithdrawal(jobs: Int) {
+        CoreMetrics.Counter(label: Name.withdrawn, dimensions: [("what", "notifications")], factory: factory).increment()
+        CoreMetrics.Counter(label: Name.withdrawn, dimensions: [("what", "jobs")], factory: factory).increment(by: jobs)
+    }
 
     /// Counts a send refused by a rate limit.
     func recordRateLimited(appID: String, limit: String) {

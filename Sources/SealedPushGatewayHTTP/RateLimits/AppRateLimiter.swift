@@ -14,6 +14,8 @@ final class AppRateLimiter: @unchecked Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
+        var rate: Double
+        var burst: Double
     }
 
     private let limits: RateLimits
@@ -44,10 +46,24 @@ final class AppRateLimiter: @unchecked Sendable {
             allowDebt: true)
     }
 
+    /// When a new key would pass this many buckets, the ones that have refilled (they hold nothing a new one would
+    /// not) are dropped first.
+    static let maxBuckets = 100_000
+
+    /// Takes one receipt from the bucket of one device key of an app.
+    /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
+    func admitReceipt(appID: String, keyID: String) -> Int? {
+        let limit = limits.limit(for: appID)
+        let rate = limit.receiptsPerSecondPerDevice ?? RateLimits.Limit.defaultReceiptsPerSecondPerDevice
+        let burst = Double(limit.receiptBurstPerDevice ?? RateLimits.Limit.defaultReceiptBurstPerDevice)
+        return take(1, key: "r:" + appID + "/" + keyID, rate: rate, burst: burst, allowDebt: false)
+    }
+
     private func take(_ count: Double, key: String, rate: Double, burst: Double, allowDebt: Bool) -> Int? {
         let instant = now()
         return lock.withLock { () -> Int? in
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: instant)
+            if buckets[key] == nil, buckets.count >= Self.maxBuckets { prune(at: instant) }
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: instant, rate: rate, burst: burst)
             let elapsed = bucket.updated.duration(to: instant)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             bucket.tokens = min(burst, bucket.tokens + max(0, seconds) * rate)
@@ -58,6 +74,17 @@ final class AppRateLimiter: @unchecked Sendable {
             guard !admitted else { return nil }
             let missing = allowDebt ? -bucket.tokens + 1e-9 : count - bucket.tokens
             return max(1, Int((missing / rate).rounded(.up)))
+        }
+    }
+
+    /// Drops the buckets that have refilled (called with the lock held): a new one would start just as full.
+    /// Receipt buckets exist only for registered device keys (the endpoint finds the device first), so what stays
+    /// is bounded by the apps' devices.
+    private func prune(at instant: ContinuousClock.Instant) {
+        buckets = buckets.filter { _, bucket in
+            let elapsed = bucket.updated.duration(to: instant)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return bucket.tokens + seconds * bucket.rate < bucket.burst
         }
     }
 }

@@ -23,23 +23,47 @@ public struct RateLimits: Sendable, Hashable, Codable {
         /// devices than this still goes through when the bucket is full; the next waits until the debt is paid.
         public var deviceBurst: Int?
 
+        /// Receipts taken per second from one device key (`POST …/receipts`, which phones call without an API
+        /// key); nil: ``defaultReceiptsPerSecondPerDevice`` (the receipt endpoint is always limited).
+        public var receiptsPerSecondPerDevice: Double?
+        /// Receipts taken at once from one device key after a quiet time; nil: ``defaultReceiptBurstPerDevice``.
+        public var receiptBurstPerDevice: Int?
+
+        /// One receipt per second per device key, sustained.
+        public static let defaultReceiptsPerSecondPerDevice = 1.0
+        /// 30 receipts at once per device key (an app catching up on its queued receipts).
+        public static let defaultReceiptBurstPerDevice = 30
+
         /// Creates limits.
-        public init(sendsPerSecond: Double? = nil, sendBurst: Int? = nil, devicesPerSecond: Double? = nil, deviceBurst: Int? = nil) {
+        public init(
+            sendsPerSecond: Double? = nil, sendBurst: Int? = nil, devicesPerSecond: Double? = nil, deviceBurst: Int? = nil,
+            receiptsPerSecondPerDevice: Double? = nil, receiptBurstPerDevice: Int? = nil
+        ) {
             self.sendsPerSecond = sendsPerSecond
             self.sendBurst = sendBurst
             self.devicesPerSecond = devicesPerSecond
             self.deviceBurst = deviceBurst
+            self.receiptsPerSecondPerDevice = receiptsPerSecondPerDevice
+            self.receiptBurstPerDevice = receiptBurstPerDevice
         }
 
-        static let knownKeys = ["sendsPerSecond", "sendBurst", "devicesPerSecond", "deviceBurst"]
+        static let knownKeys = [
+            "sendsPerSecond", "sendBurst", "devicesPerSecond", "deviceBurst", "receiptsPerSecondPerDevice",
+            "receiptBurstPerDevice",
+        ]
 
         func validate(_ path: String) throws {
-            for (name, rate) in [("sendsPerSecond", sendsPerSecond), ("devicesPerSecond", devicesPerSecond)] {
+            for (name, rate) in [
+                ("sendsPerSecond", sendsPerSecond), ("devicesPerSecond", devicesPerSecond),
+                ("receiptsPerSecondPerDevice", receiptsPerSecondPerDevice),
+            ] {
                 if let rate, !(rate.isFinite && rate > 0 && rate <= 1_000_000) {
                     throw GatewayConfigurationError("\(path).\(name) must be a number above 0 and at most 1000000 (got \(rate))")
                 }
             }
-            for (name, burst) in [("sendBurst", sendBurst), ("deviceBurst", deviceBurst)] {
+            for (name, burst) in [
+                ("sendBurst", sendBurst), ("deviceBurst", deviceBurst), ("receiptBurstPerDevice", receiptBurstPerDevice),
+            ] {
                 if let burst, !(1...1_000_000_000).contains(burst) {
                     throw GatewayConfigurationError("\(path).\(name) must be 1...1000000000 (got \(burst))")
                 }

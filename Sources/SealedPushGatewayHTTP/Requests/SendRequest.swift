@@ -31,19 +31,42 @@ struct SendRequest {
     /// - Throws: ``GatewayAPIError``: `malformedRequest` (400) for a shape error; `invalidArgument` (422) for a value
     ///   out of range; `malformedContent` (422, field `content` or `content.NAME`) for content a receiver would
     ///   reject. Messages never echo content.
-    init(body: [UInt8]) throws {
+    /// - Parameters:
+    ///   - body: The request body.
+    ///   - update: True for the body of `POST …/notifications/{id}/update` (`UpdateRequest`): no recipients (the
+    ///     original's devices), no `collapseId` (the original's).
+    init(body: [UInt8], update: Bool = false) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown([
-            "devices", "users", "content", "ttl", "priority", "collapseId", "placeholder", "attachments",
-        ])
-
-        devices = try Self.identifiers(fields.array("devices"), name: "devices", kind: "device")
-        users = try Self.identifiers(fields.array("users"), name: "users", kind: "user")
-        guard !devices.isEmpty || !users.isEmpty else {
-            throw GatewayAPIError.invalid("name at least one recipient in devices or users", field: "devices")
+        if update {
+            try fields.rejectUnknown(["content", "ttl", "priority", "placeholder", "attachments"])
+            devices = []
+            users = []
+        } else {
+            try fields.rejectUnknown([
+                "devices", "users", "content", "ttl", "priority", "collapseId", "placeholder", "attachments",
+            ])
+            devices = try Self.identifiers(fields.array("devices"), name: "devices", kind: "device")
+            users = try Self.identifiers(fields.array("users"), name: "users", kind: "user")
+            guard !devices.isEmpty || !users.isEmpty else {
+                throw GatewayAPIError.invalid("name at least one recipient in devices or users", field: "devices")
+            }
         }
 
         content = try Self.content(fields.object("content", required: true)!)
+        // The gateway names every notification itself (its id, `Specs/control-v1.md` §1) and sends control messages
+        // from their own operations, where it knows which devices got what.
+        if content.notificationID != nil {
+            throw GatewayAPIError.invalid(
+                "content must not carry notification-id: the gateway sets it to the notification's id (answered "
+                    + "with 202), which DELETE …/notifications/{id} and POST …/notifications/{id}/update use",
+                field: "content.notification-id")
+        }
+        if content.control != nil {
+            throw GatewayAPIError.invalid(
+                "content must not carry control: withdraw with DELETE …/notifications/{id}, edit with POST "
+                    + "…/notifications/{id}/update, set the badge with POST …/badge",
+                field: "content.control")
+        }
 
         ttl = try fields.integer("ttl") ?? Self.defaultTTL
         guard (1...Self.maxTTL).contains(ttl) else {
@@ -79,8 +102,20 @@ struct SendRequest {
         }
     }
 
+    /// A request built by the gateway itself (withdraw's removal, badge): recipients and content given.
+    init(devices: [String], users: [String], content: NotificationContent, ttl: Int, priority: Int) {
+        self.devices = devices
+        self.users = users
+        self.content = content
+        self.ttl = ttl
+        self.priority = priority
+        self.collapseID = nil
+        self.placeholder = nil
+        self.attachments = []
+    }
+
     /// A list of ids (`devices` or `users`): strings, valid identifiers, no repeats, at most ``maxDevices``.
-    private static func identifiers(_ elements: [JSONValue]?, name: String, kind: String) throws -> [String] {
+    static func identifiers(_ elements: [JSONValue]?, name: String, kind: String) throws -> [String] {
         guard let elements else { return [] }
         guard !elements.isEmpty else { throw GatewayAPIError.invalid("\(name) must not be empty", field: name) }
         guard elements.count <= Self.maxDevices else {

@@ -29,7 +29,15 @@ struct NotificationFanOut: Sendable {
     ///   - idempotencyKey: The request's `Idempotency-Key`, if any.
     ///   - requestDigest: The request body's digest (`NewNotification.requestDigest(of:)`), kept with the key.
     /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
-    func send(appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?) async throws -> Accepted {
+    ///   - id: The new notification's id.
+    ///   - stampID: Whether the content carries the notification's id as its `notification-id` (every send; an
+    ///     update and the control messages set theirs themselves).
+    ///   - skipMissingDevices: Leave out named devices the app no longer has, instead of refusing (the gateway's
+    ///     own follow-ups to earlier sends); nil is answered when none is left.
+    func send(
+        appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?, id: UUID = UUID(),
+        stampID: Bool = true, skipMissingDevices: Bool = false
+    ) async throws -> Accepted? {
         if let idempotencyKey,
             let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
         {
@@ -38,9 +46,13 @@ struct NotificationFanOut: Sendable {
         guard let app = try await calls.run("app", { try await $0.app(id: appID) }) else {
             throw GatewayAPIError.notFound("app \(appID) is not configured in this gateway")
         }
-        let named = request.devices
-        let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: named) }
+        var named = request.devices
+        let found = try await calls.run("devices") { [named] in try await $0.devices(appID: appID, deviceIDs: named) }
         var byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        if skipMissingDevices {
+            named = named.filter { byID[$0].map { $0.unregisteredAt == nil } ?? false }
+            if named.isEmpty { return nil }
+        }
         if let index = named.firstIndex(where: { byID[$0] == nil }) {
             throw GatewayAPIError(
                 .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
@@ -80,6 +92,7 @@ struct NotificationFanOut: Sendable {
         // Attachments: each encrypted once into the blob store; its descriptor (URL, key) goes into every
         // recipient's sealed content.
         var content = request.content
+        if stampID { content.notificationID = id.uuidString.lowercased() }
         var sources = request.attachments
         let descriptors = try await encryptAttachments(&sources)
         if !descriptors.isEmpty { content.attachments = (content.attachments ?? []) + descriptors }
@@ -127,11 +140,13 @@ struct NotificationFanOut: Sendable {
             case .apns: body = try SealedBody(apnsBody: sealed.payload)
             case .fcm: body = try SealedBody(fcmEnvelopeText: Base64URL.encode(sealed.envelope))
             }
-            jobs.append(NewNotification.Job(deviceID: deviceID, body: body))
+            jobs.append(
+                NewNotification.Job(
+                    deviceID: deviceID, body: body, messageID: Hex.encode(sealed.messageID),
+                    keyID: sealed.recipientKeyID.hex))
         }
         metrics.sealed.increment(by: jobs.count)
 
-        let id = UUID()
         let notification = NewNotification(
             id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
             // The default collapse id makes a resend replace, never double (the contract).

@@ -22,13 +22,14 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// Listening address and limits.
     public let configuration: GatewayHTTPConfiguration
     private let store: any GatewayStore
-    private let metrics: GatewayMetrics
+    let metrics: GatewayMetrics
     private let logger: Logger
     private let onListening: @Sendable (Int) async -> Void
-    private let calls: StoreCalls
-    private let fanOut: NotificationFanOut
-    private let limiter: AppRateLimiter
-    private let clock: @Sendable () -> Date
+    let calls: StoreCalls
+    let fanOut: NotificationFanOut
+    let limiter: AppRateLimiter
+    let receipts: ReceiptIntake
+    let clock: @Sendable () -> Date
     private let tls: GatewayTLSContext?
 
     /// Creates the server.
@@ -62,6 +63,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             calls: calls, sealers: AppSealers(), overflow: overflow,
             fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, limiter: limiter,
             clock: clock)
+        self.receipts = ReceiptIntake(
+            calls: calls, openers: AppReceiptOpeners(), limiter: limiter, metrics: metrics, clock: clock)
     }
 
     /// The listening address only (service groups log their services' descriptions).
@@ -107,6 +110,14 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/v1/apps/:appId/notifications/:notificationId", .get, { r, c in
                 await self.answer { try await self.getNotification(r, c) }
             }),
+            ("/v1/apps/:appId/notifications/:notificationId", .delete, { r, c in
+                await self.answer { try await self.withdrawNotification(r, c) }
+            }),
+            ("/v1/apps/:appId/notifications/:notificationId/update", .post, { r, c in
+                await self.answer { try await self.updateNotification(r, c) }
+            }),
+            ("/v1/apps/:appId/badge", .post, { r, c in await self.answer { try await self.setBadge(r, c) } }),
+            ("/v1/apps/:appId/receipts", .post, { r, c in await self.answer { try await self.takeReceipt(r, c) } }),
             ("/healthz", .get, { _, _ in await self.health() }),
             ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),
         ]
@@ -140,7 +151,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     }
 
     /// The app of the path, after checking the request's key acts for it.
-    private func authorizedApp(_ request: Request, _ context: BasicRequestContext) async throws -> String {
+    func authorizedApp(_ request: Request, _ context: BasicRequestContext) async throws -> String {
         let appID = context.parameters.get("appId") ?? ""
         try await BearerAuthenticator(calls: calls).authorize(request, appID: appID)
         return appID
@@ -221,13 +232,12 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
         let send = try SendRequest(body: body)
-        let accepted = try await fanOut.send(
-            appID: appID, request: send, idempotencyKey: idempotencyKey,
-            requestDigest: idempotencyKey == nil ? nil : Self.requestDigest(body))
-        let id = accepted.id.uuidString.lowercased()
-        var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
-        if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
-        return try JSONResponse.make(.accepted, SendAcceptedModel(id: id, devices: accepted.deviceCount), headers: headers)
+        guard
+            let accepted = try await fanOut.send(
+                appID: appID, request: send, idempotencyKey: idempotencyKey,
+                requestDigest: idempotencyKey == nil ? nil : Self.requestDigest(body))
+        else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
+        return try self.accepted(accepted, appID: appID)
     }
 
     private func getNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -281,10 +291,10 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     // MARK: Headers
 
     private static let idempotencyKeyName = HTTPField.Name("Idempotency-Key")!
-    private static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
 
     /// The `Idempotency-Key`: 1 to 255 printable ASCII characters.
-    private static func idempotencyKey(_ request: Request) throws -> String? {
+    static func idempotencyKey(_ request: Request) throws -> String? {
         let values = request.headers[values: idempotencyKeyName]
         guard let key = values.first else { return nil }
         guard values.count == 1, (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) })

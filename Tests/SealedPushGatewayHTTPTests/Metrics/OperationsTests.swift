@@ -24,7 +24,10 @@ struct OperationsTests {
                 ("TRACE", "/healthz", "GET"), ("POST", "/metrics", "GET"),
                 ("PATCH", "/v1/apps/app1/devices/phone", "PUT, GET, DELETE"),
                 ("GET", "/v1/apps/app1/notifications", "POST"),
-                ("DELETE", "/v1/apps/app1/notifications/\(UUID())", "GET"),
+                ("PUT", "/v1/apps/app1/notifications/\(UUID())", "GET, DELETE"),
+                ("GET", "/v1/apps/app1/notifications/\(UUID())/update", "POST"),
+                ("GET", "/v1/apps/app1/receipts", "POST"),
+                ("PUT", "/v1/apps/app1/badge", "POST"),
                 ("QUERY", "/v1/apps/app1/notifications", "POST"),
             ]
             for (method, path, allow) in cases {

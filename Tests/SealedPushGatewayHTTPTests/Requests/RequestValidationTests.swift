@@ -139,7 +139,9 @@ struct RequestValidationTests {
             #expect(tooLarge.status == 422)
             #expect(tooLarge.json["code"] as? String == "contentTooLarge")
             #expect(tooLarge.json["field"] as? String == "content")
-            #expect(tooLarge.json["needed"] as? Int == #"{"body":""#.utf8.count + 3_000 + 2)
+            // The sealed content is the body plus the notification-id the gateway adds (`,"notification-id":"<uuid>"`).
+            let stamped = #","notification-id":""#.utf8.count + 36 + 1
+            #expect(tooLarge.json["needed"] as? Int == #"{"body":""#.utf8.count + 3_000 + 2 + stamped)
             #expect(tooLarge.json["limit"] as? Int == Padding.maxContentLength)
 
             // Under the content limit, but with a long placeholder the APNs body would be over 4,096 bytes.

@@ -40,6 +40,8 @@ final class LoopbackGateway: Sendable {
     let key: String
     /// The PEM of the app's `.p8` (for a bare `APNsClient` on the same emulator).
     let keyPath: String
+    /// The app's server identity (devices pin its public key).
+    let identity: ServerIdentity
     private let postgres: PostgresTestDatabase?
 
     /// Starts the emulator and `nodeCount` nodes.
@@ -130,13 +132,14 @@ final class LoopbackGateway: Sendable {
         }
         return LoopbackGateway(
             backend: backend, emulator: emulator, directory: directory, nodes: nodes, key: apiKey.text,
-            keyPath: keyPath, postgres: postgres)
+            keyPath: keyPath, identity: identity, postgres: postgres)
     }
 
     private init(
         backend: Backend, emulator: APNsEmulator, directory: URL, nodes: [Node], key: String, keyPath: String,
-        postgres: PostgresTestDatabase?
+        identity: ServerIdentity, postgres: PostgresTestDatabase?
     ) {
+        self.identity = identity
         self.backend = backend
         self.emulator = emulator
         self.directory = directory
@@ -173,6 +176,16 @@ final class LoopbackGateway: Sendable {
         try await postgres?.drop()
         log.info("database dropped")
         if let failure { throw failure }
+    }
+
+    /// The database's raw bytes (the SQLite file and its WAL, or the PostgreSQL database's files).
+    func rawDatabase() async throws -> [(name: String, bytes: [UInt8])] {
+        if let postgres { return try await postgres.rawContents() }
+        let path = directory.appendingPathComponent("gateway.sqlite").path
+        return try ["", "-wal"].compactMap { suffix in
+            guard FileManager.default.fileExists(atPath: path + suffix) else { return nil }
+            return (name: "gateway.sqlite\(suffix)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + suffix))))
+        }
     }
 
     /// A well-formed 64-hex-digit token for a device number.

@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SealedPushCore
+import SealedPushGateway
+
+/// The notification lifecycle (`Specs/control-v1.md`, issue 20 §3): withdraw, update and badge, each sealed per
+/// device like any content, and the receipts devices seal back.
+extension GatewayHTTPServer {
+    /// `DELETE …/notifications/{id}`: jobs not yet sent end `withdrawn`; the devices that got it (or may have: a
+    /// worker held the job) get a sealed `remove` of its notification id. Idempotent: a repeat withdraws nothing
+    /// more and answers the same removal (its idempotency key is the notification's).
+    func withdrawNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        let id = try notificationID(context)
+        if let wait = limiter.admitSend(appID: appID) {
+            metrics.recordRateLimited(appID: appID, limit: "sends")
+            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
+        }
+        let now = clock()
+        guard let withdrawal = try await calls.run("withdraw", { try await $0.withdraw(appID: appID, notificationID: id, now: now) })
+        else { throw GatewayAPIError.notFound("no such notification in this app") }
+        if !withdrawal.alreadyWithdrawn { metrics.recordWithdrawal(jobs: withdrawal.withdrawnNow) }
+        let idText = id.uuidString.lowercased()
+        var removal: NotificationFanOut.Accepted?
+        if !withdrawal.reachedDevices.isEmpty {
+            let content = NotificationContent(control: try NotificationControl.remove(ids: [idText]))
+            let send = SendRequest(
+                devices: withdrawal.reachedDevices, users: [], content: content, ttl: SendRequest.defaultTTL, priority: 10)
+            // A space never appears in a client's Idempotency-Key: this key is the gateway's own.
+            removal = try await fanOut.send(
+                appID: appID, request: send, idempotencyKey: "sealedpush withdraw \(idText)", requestDigest: nil,
+                stampID: false, skipMissingDevices: true)
+        }
+        return try JSONResponse.make(
+            .ok,
+            WithdrawnModel(
+                id: idText, withdrawnJobs: withdrawal.withdrawnNow, reachedDevices: withdrawal.reachedDevices.count,
+                removalId: removal?.id.uuidString.lowercased()))
+    }
+
+    /// `POST …/notifications/{id}/update`: new content sealed per device as an `update` of the notification (same
+    /// collapse id, `notification-id` and `control.id` its id), to each device whose job is queued or sent.
+    func updateNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        let id = try notificationID(context)
+        if let wait = limiter.admitSend(appID: appID) {
+            metrics.recordRateLimited(appID: appID, limit: "sends")
+            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
+        }
+        let idempotencyKey = try Self.idempotencyKey(request)
+        var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
+        var update = try SendRequest(body: body, update: true)
+        guard let status = try await calls.run("status", { try await $0.notificationStatus(appID: appID, notificationID: id) })
+        else { throw GatewayAPIError.notFound("no such notification in this app") }
+        guard status.withdrawnAt == nil else {
+            throw GatewayAPIError(
+                .conflict, "notificationWithdrawn", "the notification was withdrawn; send a new one instead")
+        }
+        let idText = id.uuidString.lowercased()
+        update.devices = status.deliveries.filter { [.queued, .claimed, .sent].contains($0.state) }.map(\.deviceID)
+        update.collapseID = status.collapseID
+        update.content.notificationID = idText
+        update.content.control = try NotificationControl.update(id: idText)
+        let nothing = GatewayAPIError(
+            .conflict, "nothingToUpdate",
+            "no device of the notification can take an update (every job failed, expired or was unregistered)")
+        guard !update.devices.isEmpty else { throw nothing }
+        let digest = idempotencyKey.map { _ in
+            NewNotification.requestDigest(of: Array("update \(idText) \(Self.requestDigest(body))".utf8))
+        }
+        guard
+            let accepted = try await fanOut.send(
+                appID: appID, request: update, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false,
+                skipMissingDevices: true)
+        else { throw nothing }
+        return try self.accepted(accepted, appID: appID)
+    }
+
+    /// `POST …/badge`: a sealed `badge` message setting the count on the devices and users named.
+    func setBadge(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = try await authorizedApp(request, context)
+        if let wait = limiter.admitSend(appID: appID) {
+            metrics.recordRateLimited(appID: appID, limit: "sends")
+            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
+        }
+        let idempotencyKey = try Self.idempotencyKey(request)
+        let body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
+        let badge = try BadgeRequest(body: body)
+        let send = SendRequest(
+            devices: badge.devices, users: badge.users,
+            content: NotificationContent(control: try NotificationControl.badge(count: badge.count)), ttl: badge.ttl,
+            priority: badge.priority)
+        let digest = idempotencyKey.map { _ in
+            NewNotification.requestDigest(of: Array("badge \(Self.requestDigest(body))".utf8))
+        }
+        guard
+            let accepted = try await fanOut.send(
+                appID: appID, request: send, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false)
+        else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
+        return try self.accepted(accepted, appID: appID)
+    }
+
+    /// `POST …/receipts`: no API key (see ``ReceiptIntake``); `204` once recorded.
+    func takeReceipt(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appID = context.parameters.get("appId") ?? ""
+        let body = try await RequestBodyReader.read(request, limit: DeliveryReceipt.maximumEnvelopeLength)
+        try await receipts.take(appID: appID, bytes: body)
+        return Response(status: .noContent)
+    }
+
+    /// The notification id of the path.
+    func notificationID(_ context: BasicRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("notificationId"), let id = UUID(uuidString: text) else {
+            throw GatewayAPIError.notFound("no such notification in this app (an id is a UUID)")
+        }
+        return id
+    }
+
+    /// `202` with the contract's `SendAccepted` and the new notification's `Location`.
+    func accepted(_ accepted: NotificationFanOut.Accepted, appID: String) throws -> Response {
+        let id = accepted.id.uuidString.lowercased()
+        var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
+        if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
+        return try JSONResponse.make(.accepted, SendAcceptedModel(id: id, devices: accepted.deviceCount), headers: headers)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+
+/// `POST /v1/apps/{appId}/receipts`: sealed receipts from devices (`Specs/control-v1.md` §4), taken without an API
+/// key — the HPKE sender authentication is the credential: only the key a device registered opens its receipts.
+///
+/// Built to face the internet: the body is read up to one receipt's exact length (354 bytes) and no further; the
+/// header is checked before any lookup, the device key before any cryptography, the rate limit (per device key)
+/// before opening; an answer is a bare `204`, `400` for a body that is not a receipt at all, `429`, or one and the
+/// same `422 receiptRefused` for everything else (unknown app or device key, forged, expired, replayed, about a
+/// notification the device was not sent), so no answer tells anything about other apps or devices. Only the
+/// fields the contract names are stored; nothing is logged from a receipt.
+struct ReceiptIntake: Sendable {
+    let calls: StoreCalls
+    let openers: AppReceiptOpeners
+    let limiter: AppRateLimiter
+    let metrics: GatewayMetrics
+    let clock: @Sendable () -> Date
+
+    /// The one answer of every receipt that does not count.
+    static let refused = GatewayAPIError(
+        .unprocessableContent, "receiptRefused",
+        "the receipt was refused: it must be a new receipt, sealed by a device key registered in this app, about a "
+            + "notification this gateway sent to that key (Specs/control-v1.md §4)")
+
+    /// Opens and records one receipt.
+    /// - Parameters:
+    ///   - appID: The app of the path.
+    ///   - bytes: The request body.
+    /// - Throws: ``GatewayAPIError``: `malformedRequest` (400), `rateLimited` (429), ``refused`` (422), or
+    ///   `unavailable` (503) when the store or the app's identity fails.
+    func take(appID: String, bytes: [UInt8]) async throws {
+        guard bytes.count == DeliveryReceipt.maximumEnvelopeLength,
+            let header = try? EnvelopeHeader(parsing: bytes[0..<EnvelopeV1.headerLength])
+        else {
+            metrics.recordReceiptRefused(cause: "malformed")
+            throw GatewayAPIError.malformed(
+                "a receipt is one envelope of exactly \(DeliveryReceipt.maximumEnvelopeLength) bytes with a version 1 "
+                    + "header (Specs/control-v1.md §4), sent as application/octet-stream; got \(bytes.count) bytes",
+                field: "body")
+        }
+        let keyID = header.senderKeyID.hex
+        guard Identifier.isValid(appID),
+            let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
+            let app = try await calls.run("app", { try await $0.app(id: appID) })
+        else {
+            metrics.recordReceiptRefused(cause: "unknownSender")
+            throw Self.refused
+        }
+        if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
+            metrics.recordReceiptRefused(cause: "rateLimited")
+            var error = GatewayAPIError(
+                .tooManyRequests, "rateLimited",
+                "this device key is over its receipt rate limit (rateLimits.receiptsPerSecondPerDevice); retry after "
+                    + "\(wait) s")
+            error.retryAfter = wait
+            throw error
+        }
+        let opener = try await openers.opener(for: app, platform: device.address.platform)
+        let publicKey = try? DevicePublicKey(text: device.registration.publicKey).rawRepresentation
+        let now = clock()
+        let opened: OpenedReceipt
+        do {
+            opened = try opener.open(
+                bytes, devicePublicKey: { $0 == header.senderKeyID ? publicKey : nil },
+                now: UInt64(max(0, now.timeIntervalSince1970.rounded(.down))))
+        } catch {
+            metrics.recordReceiptRefused(cause: "notOpened")
+            throw Self.refused
+        }
+        let receipt = opened.receipt
+        let (outcome, reason): (String, String?) =
+            switch receipt.outcome {
+            case .decrypted: ("decrypted", nil)
+            case .duplicate: ("duplicate", nil)
+            case .fallback(let reason): ("fallback", reason)
+            }
+        let record = ReceivedReceipt(
+            appID: appID, deviceID: device.deviceID, keyID: keyID, receiptID: Hex.encode(opened.receiptID),
+            receiptExpiresAt: Date(timeIntervalSince1970: TimeInterval(opened.expiresAt)),
+            messageID: Hex.encode(receipt.messageID), outcome: outcome, reason: reason,
+            attachmentsDelivered: receipt.attachmentsDelivered, attachmentsFailed: receipt.attachmentsFailed,
+            deviceTime: Date(timeIntervalSince1970: TimeInterval(receipt.deviceTime)), receivedAt: now)
+        switch try await calls.run("recordReceipt", { try await $0.recordReceipt(record) }) {
+        case .recorded:
+            metrics.recordReceipt(outcome: outcome, reason: reason)
+        case .replayed:
+            metrics.recordReceiptRefused(cause: "replayed")
+            throw Self.refused
+        case .unknownMessage:
+            metrics.recordReceiptRefused(cause: "unknownMessage")
+            throw Self.refused
+        }
+    }
+}

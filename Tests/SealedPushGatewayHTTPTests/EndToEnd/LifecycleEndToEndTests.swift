@@ -1,0 +1,245 @@
+import Foundation
+import SealedPushAPNsEmulator
+import SealedPushClient
+import SealedPushCore
+import SealedPushGateway
+import SealedPushServer
+import Testing
+
+/// Issue 20 §4, end to end on each store: the gateway's withdraw, update and badge reach the device's step (an
+/// in-memory notification center in place of `UNUserNotificationCenter`) through the APNs emulator, sealed like any
+/// content; the receipts the device seals come back to the gateway, once, and only from the device they name.
+@Suite("Notification lifecycle end to end", .serialized)
+struct LifecycleEndToEndTests {
+    /// One phone: its key ring directory, its step over an in-memory center, and its push token.
+    struct Phone {
+        let id: String
+        let token: String
+        let directory: URL
+        let registration: DeviceRegistration
+        let center = InMemoryNotificationCenter()
+        let step: NotificationServiceStep
+        let receipts: ReceiptSealer
+
+        static let quiet = Placeholder.text(body: "Notifications updated")
+
+        init(_ number: Int, gateway: LoopbackGateway) async throws {
+            id = "phone-\(number)"
+            token = LoopbackGateway.token(number)
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-phone-\(UUID().uuidString)")
+            registration = try DeviceKeyManager(directory: directory).create(now: UInt64(Date().timeIntervalSince1970))
+            let receiver = try SealedPushReceiver(
+                directory: directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+            step = NotificationServiceStep(
+                receiver: receiver,
+                configuration: .init(
+                    fallbackPlaceholder: .localized(key: "FALLBACK"),
+                    controls: ControlConfiguration(center: center, presentation: .quietPlaceholder(Self.quiet))))
+            receipts = try ReceiptSealer(
+                keyStore: FileKeyStore(directory: directory, access: .readOnly),
+                serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+            var body = GatewayTestServer.deviceBody(registration, token: token)
+            body["environment"] = "sandbox"
+            let answer = try await gateway.nodes[0].client.send(
+                "PUT", "/v1/apps/\(LoopbackGateway.appID)/devices/\(id)", key: gateway.key, json: body)
+            guard answer.status == 201 else { throw TestFailure("registering \(id) answered \(answer.status)") }
+        }
+
+        /// Runs the step on a push the emulator accepted; a shown notification is added to the center as iOS would.
+        func receive(_ push: RecordedNotification) async -> NotificationDelivery {
+            let identifier = push.collapseID ?? push.apnsID
+            let delivery = await withCheckedContinuation { continuation in
+                step.didReceive(NotificationRequest(body: push.body, identifier: identifier)) { continuation.resume(returning: $0) }
+            }
+            if case .decrypted(let content) = delivery.content {
+                center.add(DeliveredNotification(requestIdentifier: identifier, notificationID: content.notificationID))
+            }
+            return delivery
+        }
+
+        /// A receipt about a push, sealed by this phone's key.
+        func receipt(about push: RecordedNotification, _ outcome: DeliveryReceipt.Outcome = .decrypted) throws -> [UInt8] {
+            let header = try EnvelopeHeader(
+                parsing: try APNsPayload.extractEnvelope(fromBody: push.body)[0..<EnvelopeV1.headerLength])
+            let now = UInt64(Date().timeIntervalSince1970)
+            // Sealed with this phone's own key, whoever the push was for (a forgery test seals about another's).
+            return try receipts.seal(
+                DeliveryReceipt(messageID: header.messageID, outcome: outcome, deviceTime: now),
+                deviceKeyID: try KeyID(hex: registration.keyId), serverKeyID: header.senderKeyID, now: now)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// The pushes the emulator accepted for a token, once there are `count`.
+    static func pushes(_ gateway: LoopbackGateway, _ token: String, count: Int) async throws -> [RecordedNotification] {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while ContinuousClock.now < deadline {
+            let received = gateway.emulator.recorder.notifications(for: token)
+            if received.count >= count { return received }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("\(count) pushes for a device did not arrive within 30 s")
+    }
+
+    static func postReceipt(_ gateway: LoopbackGateway, _ bytes: [UInt8], app: String = LoopbackGateway.appID)
+        async throws -> HTTPExchange
+    {
+        try await gateway.nodes[0].client.send(
+            "POST", "/v1/apps/\(app)/receipts", body: Data(bytes), headers: ["Content-Type": "application/octet-stream"])
+    }
+
+    @Test("send, receipt, update, badge, withdraw: each reaches the phone sealed and acts on its notifications", arguments: Backend.available)
+    func lifecycle(_ backend: Backend) async throws {
+        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
+        let ana = try await Phone(0, gateway: gateway)
+        let ben = try await Phone(1, gateway: gateway)
+        defer { ana.remove(); ben.remove() }
+        let client = gateway.nodes[0].client
+        let app = "/v1/apps/\(LoopbackGateway.appID)"
+        do {
+            // Send: every delivered notification carries the gateway's id as its notification-id.
+            let sent = try await client.send(
+                "POST", "\(app)/notifications", key: gateway.key,
+                json: ["devices": [ana.id, ben.id], "content": ["title": "Lunch", "body": "at noon", "thread-id": "t1"]])
+            #expect(sent.status == 202)
+            let id = try #require(sent.json["id"] as? String)
+            let first = try await Self.pushes(gateway, ana.token, count: 1)[0]
+            #expect(first.collapseID == id)
+            let shown = await ana.receive(first)
+            #expect(shown.content == .decrypted(NotificationContent(title: "Lunch", body: "at noon", threadID: "t1", notificationID: id)))
+            let benFirst = try await Self.pushes(gateway, ben.token, count: 1)[0]
+            _ = await ben.receive(benFirst)
+
+            // Receipt: recorded once, shown in the status; a replay, a forgery and another app's get the one refusal.
+            let receipt = try ana.receipt(about: first)
+            #expect(receipt.count == 354)
+            #expect(try await Self.postReceipt(gateway, receipt).status == 204)
+            let replay = try await Self.postReceipt(gateway, receipt)
+            #expect(replay.status == 422 && replay.json["code"] as? String == "receiptRefused")
+            // Ben's key, about Ana's message: sealed by a registered device, but not about a message sent to it.
+            let forged = try ben.receipt(about: first)
+            #expect(try await Self.postReceipt(gateway, forged).json["code"] as? String == "receiptRefused")
+            #expect(try await Self.postReceipt(gateway, try ben.receipt(about: benFirst), app: "other-app").status == 422)
+            var tampered = try ben.receipt(about: benFirst)
+            tampered[200] ^= 1
+            #expect(try await Self.postReceipt(gateway, tampered).json["code"] as? String == "receiptRefused")
+            #expect(try await Self.postReceipt(gateway, Array(receipt.prefix(300))).status == 400)
+            #expect(try await Self.postReceipt(gateway, receipt + [0]).status == 413)
+            #expect(try await Self.postReceipt(gateway, try ben.receipt(about: benFirst, .fallback(reason: "timedOut"))).status == 204)
+            let status = try await client.send("GET", "\(app)/notifications/\(id)", key: gateway.key).json
+            let devices = try #require(status["devices"] as? [[String: Any]])
+            let anaReceipt = try #require(devices.first { $0["deviceId"] as? String == ana.id }?["receipt"] as? [String: Any])
+            #expect(anaReceipt["outcome"] as? String == "decrypted" && anaReceipt["count"] as? Int == 1)
+            let benReceipt = try #require(devices.first { $0["deviceId"] as? String == ben.id }?["receipt"] as? [String: Any])
+            #expect(benReceipt["outcome"] as? String == "fallback" && benReceipt["reason"] as? String == "timedOut")
+            let metrics = try await client.send("GET", "/metrics").text
+            #expect(metrics.contains(#"sealedpush_gateway_receipts_total{outcome="decrypted",reason="none"} 1"#))
+            #expect(metrics.contains(#"sealedpush_gateway_receipts_refused_total{cause="replayed"} 1"#))
+
+            // Update: the phone shows the new words under the same id, in place of the old notification.
+            let updated = try await client.send(
+                "POST", "\(app)/notifications/\(id)/update", key: gateway.key,
+                json: ["content": ["title": "Lunch", "body": "at one", "thread-id": "t1"]])
+            #expect(updated.status == 202)
+            let update = try await Self.pushes(gateway, ana.token, count: 2)[1]
+            #expect(update.collapseID == id)
+            let edited = await ana.receive(update)
+            #expect(edited.content == .decrypted(NotificationContent(title: "Lunch", body: "at one", threadID: "t1", notificationID: id)))
+            #expect(ana.center.delivered.map(\.requestIdentifier) == [id])
+
+            // Badge.
+            let badge = try await client.send("POST", "\(app)/badge", key: gateway.key, json: ["devices": [ana.id], "count": 4])
+            #expect(badge.status == 202)
+            let badgePush = try await Self.pushes(gateway, ana.token, count: 3)[2]
+            let badged = await ana.receive(badgePush)
+            #expect(badged.outcome == .control(.badge) && badged.content == .placeholder(Phone.quiet))
+            #expect(ana.center.badge == 4)
+
+            // Withdraw: both phones got it, so both get a sealed remove; the notification leaves their centers.
+            let withdrawn = try await client.send("DELETE", "\(app)/notifications/\(id)", key: gateway.key)
+            #expect(withdrawn.status == 200)
+            #expect(withdrawn.json["reachedDevices"] as? Int == 2 && withdrawn.json["withdrawnJobs"] as? Int == 0)
+            let removalID = try #require(withdrawn.json["removalId"] as? String)
+            let again = try await client.send("DELETE", "\(app)/notifications/\(id)", key: gateway.key)
+            #expect(again.status == 200 && again.json["removalId"] as? String == removalID)
+            let removePush = try await Self.pushes(gateway, ana.token, count: 4)[3]
+            #expect(removePush.collapseID == removalID)
+            let removed = await ana.receive(removePush)
+            #expect(removed.outcome == .control(.remove))
+            #expect(ana.center.delivered.isEmpty)
+            let benPushes = try await Self.pushes(gateway, ben.token, count: 3)  // the original, the update, the remove
+            #expect(await ben.receive(benPushes[1]).outcome == .decrypted)
+            #expect(ben.center.delivered.map(\.requestIdentifier) == [id])
+            #expect(await ben.receive(benPushes[2]).outcome == .control(.remove))
+            #expect(ben.center.delivered.isEmpty)
+            // The update of a withdrawn notification is refused; nothing more is sent.
+            let late = try await client.send(
+                "POST", "\(app)/notifications/\(id)/update", key: gateway.key, json: ["content": ["body": "x"]])
+            #expect(late.status == 409 && late.json["code"] as? String == "notificationWithdrawn")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(gateway.emulator.recorder.notifications(for: ana.token).count == 4)
+            #expect(gateway.emulator.recorder.notifications(for: ben.token).count == 3)
+
+            // The receipt's outcome is stored only in the fields the contract names: no receipt plaintext.
+            for file in try await gateway.rawDatabase() {
+                #expect(!file.bytes.contains(bytes: Array(#""outcome""#.utf8)), "receipt JSON in \(file.name)")
+                #expect(!file.bytes.contains(bytes: Array("at noon".utf8)), "content in \(file.name)")
+                #expect(!file.bytes.contains(bytes: Array("at one".utf8)), "content in \(file.name)")
+            }
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+
+    @Test("a withdrawal racing delivery: the job in flight gets a remove, the queued ones are never sent", arguments: Backend.available)
+    func withdrawRacingDelivery(_ backend: Backend) async throws {
+        // One send at a time, the first one answered after 2 s: the others wait in the queue meanwhile.
+        let gateway = try await LoopbackGateway.start(
+            backend, nodes: 1,
+            emulator: {
+                $0.faults.script = [.slow(milliseconds: 2_000)]
+                $0.recordedNotificationsPerToken = 10
+            },
+            delivery: { $0.maxConcurrentSends = 1 })
+        var phones: [Phone] = []
+        for number in 0..<3 { phones.append(try await Phone(number, gateway: gateway)) }
+        defer { for phone in phones { phone.remove() } }
+        let client = gateway.nodes[0].client
+        let app = "/v1/apps/\(LoopbackGateway.appID)"
+        do {
+            let sent = try await client.send(
+                "POST", "\(app)/notifications", key: gateway.key,
+                json: ["devices": phones.map(\.id), "content": ["body": "secret plan"]])
+            let id = try #require(sent.json["id"] as? String)
+            // Wait until the first send is in the emulator's hands (held for 2 s), then withdraw.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while gateway.emulator.recorder.totalRequests == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let withdrawn = try await client.send("DELETE", "\(app)/notifications/\(id)", key: gateway.key)
+            #expect(withdrawn.status == 200)
+            #expect(withdrawn.json["withdrawnJobs"] as? Int == 3)
+            #expect(withdrawn.json["reachedDevices"] as? Int == 1)
+            let status = try await client.send("GET", "\(app)/notifications/\(id)", key: gateway.key).json
+            let states = (status["devices"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }.sorted()
+            #expect(states == ["Withdrawn", "Withdrawn", "WithdrawnInFlight"])
+            // The held send went out; its phone then gets the remove. The two queued phones get nothing, ever.
+            try await Task.sleep(for: .seconds(3))
+            let received = phones.map { gateway.emulator.recorder.notifications(for: $0.token).count }
+            #expect(received.sorted() == [0, 0, 2])
+            let reached = try #require(phones.first { gateway.emulator.recorder.notifications(for: $0.token).count == 2 })
+            let pushes = gateway.emulator.recorder.notifications(for: reached.token)
+            _ = await reached.receive(pushes[0])
+            #expect(reached.center.delivered.count == 1)
+            #expect(await reached.receive(pushes[1]).outcome == .control(.remove))
+            #expect(reached.center.delivered.isEmpty)
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+}
