@@ -333,6 +333,7 @@ let package = Package(
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
+                "SealedPushClientURLSession",  // the device's receipts posted to the gateway over HTTP
                 // Process and end-to-end tests: the gateway delivering to loopback APNs and FCM emulators; the bare
                 // client as the benchmark's ceiling.
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCMEmulator",

@@ -47,6 +47,9 @@ public final class NotificationServiceStep: Sendable {
         /// How control messages (`Specs/control-v1.md`) act on delivered notifications and what a `remove` or
         /// `badge` request shows; nil applies none (such a request then shows the fallback, never content).
         public var controls: ControlConfiguration?
+        /// Seals and posts a receipt about each request (`Specs/control-v1.md` §4) after its content handler was
+        /// called, within the step's deadline; what cannot be posted in time stays queued. nil sends none.
+        public var receipts: ReceiptSender?
 
         /// Creates a configuration.
         ///
@@ -59,6 +62,7 @@ public final class NotificationServiceStep: Sendable {
         ///   - reportObserver: The report observer.
         ///   - duplicates: What an exact duplicate delivers (default: the same content again).
         ///   - controls: How control messages are applied, or nil for none.
+        ///   - receipts: Receipts to the backend after each request, or nil for none.
         public init(
             deadline: Duration = .seconds(25),
             fallbackPlaceholder: Placeholder? = nil,
@@ -67,8 +71,10 @@ public final class NotificationServiceStep: Sendable {
             attachments: AttachmentConfiguration? = nil,
             reportObserver: (@Sendable (NotificationReport) -> Void)? = nil,
             duplicates: DuplicateHandling = .deliverAgain,
-            controls: ControlConfiguration? = nil
+            controls: ControlConfiguration? = nil,
+            receipts: ReceiptSender? = nil
         ) {
+            self.receipts = receipts
             self.deadline = deadline
             self.fallbackPlaceholder = fallbackPlaceholder
             self.observer = observer
@@ -111,14 +117,23 @@ public final class NotificationServiceStep: Sendable {
         let fallback: NotificationDelivery.Content = configuration.fallbackPlaceholder.map { .placeholder($0) } ?? .original
         let registry = self.registry
         let id = registry.nextID()
+        let requestDeadline = ContinuousClock.now.advanced(by: configuration.deadline)
+        var report = configuration.reportObserver
+        if let receipts = configuration.receipts, case .success(let envelope) = request.envelope {
+            // After the content handler (the gate reports after it): the notification never waits for a receipt.
+            let observer = report
+            report = { outcome in
+                observer?(outcome)
+                Task.detached { _ = await receipts.send(about: envelope, report: outcome, deadline: requestDeadline) }
+            }
+        }
         let gate = CompletionGate(
             fallback: fallback,
             observer: configuration.observer,
             onFinish: { registry.remove(id) },
-            report: configuration.reportObserver,
+            report: report,
             handler: contentHandler
         )
-        let requestDeadline = ContinuousClock.now.advanced(by: configuration.deadline)
         registry.insert(gate, id: id)
 
         let deadline = configuration.deadline

@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushAPNsEmulator
 import SealedPushClient
+import SealedPushClientURLSession
 import SealedPushCore
 import SealedPushGateway
 import SealedPushServer
@@ -187,6 +188,85 @@ struct LifecycleEndToEndTests {
                 #expect(!file.bytes.contains(bytes: Array("at noon".utf8)), "content in \(file.name)")
                 #expect(!file.bytes.contains(bytes: Array("at one".utf8)), "content in \(file.name)")
             }
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+
+    @Test("the step posts a receipt after delivering; one it cannot post waits in the queue until a flush", arguments: Backend.available)
+    func receiptSender(_ backend: Backend) async throws {
+        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
+        let phone = try await Phone(0, gateway: gateway)
+        defer { phone.remove() }
+        let client = gateway.nodes[0].client
+        let app = "/v1/apps/\(LoopbackGateway.appID)"
+        let queue = phone.directory.appendingPathComponent("receipts")
+        let receiptsURL = URL(string: client.base.absoluteString + "\(app)/receipts")!
+        // Nothing listens on this port: every post fails at once (a phone offline).
+        let nowhere = URL(string: "http://127.0.0.1:\(try LoopbackListener.freePort())\(app)/receipts")!
+        func step(_ url: URL) throws -> NotificationServiceStep {
+            let sender = ReceiptSender(
+                sealer: phone.receipts, transport: URLSessionReceiptTransport(url: url), queueDirectory: queue)
+            let receiver = try SealedPushReceiver(
+                directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+            return NotificationServiceStep(receiver: receiver, configuration: .init(receipts: sender))
+        }
+        func receipt(of id: String) async throws -> [String: Any]? {
+            let status = try await client.send("GET", "\(app)/notifications/\(id)", key: gateway.key).json
+            return (status["devices"] as? [[String: Any]])?.first?["receipt"] as? [String: Any]
+        }
+        func awaitReceipt(of id: String) async throws -> [String: Any] {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while ContinuousClock.now < deadline {
+                if let receipt = try await receipt(of: id) { return receipt }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw TestFailure("no receipt arrived within 10 s")
+        }
+        do {
+            var ids: [String] = []
+            for text in ["one", "two"] {
+                let sent = try await client.send(
+                    "POST", "\(app)/notifications", key: gateway.key, json: ["devices": [phone.id], "content": ["body": text]])
+                ids.append(try #require(sent.json["id"] as? String))
+            }
+            // In the order sent (the two may be delivered in either order): each one's collapse id is its id.
+            let received = try await Self.pushes(gateway, phone.token, count: 2)
+            let pushes = try ids.map { id in try #require(received.first { $0.collapseID == id }) }
+            // Online: the content handler first, then the receipt, recorded by the gateway.
+            let online = try step(receiptsURL)
+            let delivered = await withCheckedContinuation { continuation in
+                online.didReceive(NotificationRequest(body: pushes[0].body)) { continuation.resume(returning: $0) }
+            }
+            #expect(delivered.outcome == .decrypted)
+            #expect(try await awaitReceipt(of: ids[0])["outcome"] as? String == "decrypted")
+
+            // Offline: the notification is delivered all the same; its receipt waits in the queue, sealed.
+            let offline = try step(nowhere)
+            let second = await withCheckedContinuation { continuation in
+                offline.didReceive(NotificationRequest(body: pushes[1].body)) { continuation.resume(returning: $0) }
+            }
+            #expect(second.outcome == .decrypted)
+            let sender = ReceiptSender(
+                sealer: phone.receipts, transport: URLSessionReceiptTransport(url: receiptsURL), queueDirectory: queue)
+            let waitUntil = ContinuousClock.now.advanced(by: .seconds(10))
+            while sender.queuedCount == 0, ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(sender.queuedCount == 1)
+            #expect(try await receipt(of: ids[1]) == nil)
+            let files = try FileManager.default.contentsOfDirectory(atPath: queue.path)
+            let file = try #require(files.first)
+            let attributes = try FileManager.default.attributesOfItem(atPath: queue.appendingPathComponent(file).path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect((attributes[.size] as? Int) == 354)
+
+            // The app comes back online and flushes: recorded once; a second flush has nothing left.
+            #expect(await sender.flush(deadline: ContinuousClock.now.advanced(by: .seconds(10))) == 1)
+            #expect(sender.queuedCount == 0)
+            #expect(try await awaitReceipt(of: ids[1])["outcome"] as? String == "decrypted")
+            #expect(await sender.flush(deadline: ContinuousClock.now.advanced(by: .seconds(10))) == 0)
         } catch {
             try? await gateway.stop()
             throw error
