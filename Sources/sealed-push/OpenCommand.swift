@@ -58,6 +58,12 @@ struct OpenCommand: AsyncParsableCommand {
             + "to the server key that sent it, as one base64url line.", valueName: "file"))
     var receiptOut: String?
 
+    @Option(help: ArgumentHelp(
+        "With --keyring: a JSON file standing in for the phone's notification center (created if missing): a "
+            + "decrypted notification is added to it, and control messages (remove, update, badge) act on it as the "
+            + "extension's step does on iOS.", valueName: "file"))
+    var notificationCenter: String?
+
     @Option(help: .hidden)  // The replay journal's compaction length (keyring-v1 §5.4.3); the crash tests shorten it.
     var replayJournalLimit: Int = FileReplayGuard.defaultJournalLimit
 
@@ -67,9 +73,8 @@ struct OpenCommand: AsyncParsableCommand {
         }
         guard !serverPublic.isEmpty else { throw ValidationError("give at least one --server-public SPK1:… key") }
         if attachmentsDir != nil, keyring == nil { throw ValidationError("--attachments-dir needs --keyring") }
-        if receiptOut != nil, keyring == nil || attachmentsDir != nil {
-            throw ValidationError("--receipt-out needs --keyring (and no --attachments-dir)")
-        }
+        if notificationCenter != nil, keyring == nil { throw ValidationError("--notification-center needs --keyring") }
+        if receiptOut != nil, keyring == nil { throw ValidationError("--receipt-out needs --keyring") }
         if keyring == nil, suppressDuplicates || duplicateWindow != FileReplayGuard.defaultDuplicateWindow {
             throw ValidationError("--duplicate-window and --suppress-duplicates need --keyring")
         }
@@ -81,20 +86,37 @@ struct OpenCommand: AsyncParsableCommand {
             let body = try CLIIO.readPayload(payload)
             let time = try CLIIO.parseNow(now)
             let opened: OpenedNotification
-            if let keyring, let attachmentsDir {
-                // The extension's own path: the step, with attachments and content references fetched.
+            if let keyring, attachmentsDir != nil || notificationCenter != nil {
+                // The extension's own path: the step, with attachments and content references fetched, control
+                // messages applied to the notification center file.
                 let receiver = try SealedPushReceiver(
                     directory: URL(fileURLWithPath: keyring), serverPublicKeys: serverKeys, topic: topic,
                     clock: .fixed(time), duplicateWindow: duplicateWindow, replayJournalLimit: replayJournalLimit)
-                let directory = URL(fileURLWithPath: attachmentsDir)
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                var attachments: AttachmentConfiguration?
+                if let attachmentsDir {
+                    let directory = URL(fileURLWithPath: attachmentsDir)
+                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                            attributes: [.posixPermissions: 0o700])
+                    attachments = AttachmentConfiguration(transport: NIOBlobTransport(), directory: directory)
+                }
+                let center = notificationCenter.map(FileNotificationCenter.init(path:))
                 let step = NotificationServiceStep(receiver: receiver, configuration: .init(
-                    deadline: .seconds(deadline),
-                    attachments: AttachmentConfiguration(transport: NIOBlobTransport(), directory: directory),
-                    duplicates: suppressDuplicates ? .suppress : .deliverAgain))
+                    deadline: .seconds(deadline), attachments: attachments,
+                    duplicates: suppressDuplicates ? .suppress : .deliverAgain,
+                    controls: center.map { ControlConfiguration(center: $0, presentation: .suppress) }))
+                let request = NotificationRequest(body: body)
                 let delivery = await withCheckedContinuation { continuation in
-                    step.didReceive(NotificationRequest(body: body)) { continuation.resume(returning: $0) }
+                    step.didReceive(request) { continuation.resume(returning: $0) }
+                }
+                if let receiptOut {
+                    try writeReceipt(
+                        about: body, outcome: delivery.outcome, attachments: (delivery.attachments.count, delivery.attachmentFailures.count),
+                        keyring: keyring, serverKeys: serverKeys, time: time, to: receiptOut)
+                }
+                if case .control(let kind) = delivery.outcome, let center {
+                    // A remove or badge shows nothing of its own: say what it did to the center.
+                    CLIIO.writeStderr("control \(kind.rawValue): applied; \(center.summary)\n")
+                    return
                 }
                 if delivery.content == .suppressed, delivery.outcome == .duplicate(.suppress) {
                     CLIIO.writeStderr("duplicate: an exact copy of a payload opened moments ago; suppressed\n")
@@ -115,6 +137,13 @@ struct OpenCommand: AsyncParsableCommand {
                         + " (\(attachment.mediaType.mimeType)\(attachment.isThumbnail ? ", thumbnail" : ""))\n")
                 }
                 for failure in delivery.attachmentFailures { CLIIO.writeStderr("not delivered: \(failure)\n") }
+                if let center {
+                    let id = content.notificationID ?? Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
+                    try center.add(
+                        DeliveredNotification(requestIdentifier: id, notificationID: content.notificationID,
+                                              threadIdentifier: content.threadID))
+                    CLIIO.writeStderr("shown; \(center.summary)\n")
+                }
                 CLIIO.writeStdout(String(decoding: try content.canonicalJSON(), as: UTF8.self) + "\n")
                 return
             } else if let keyring {
@@ -152,5 +181,23 @@ struct OpenCommand: AsyncParsableCommand {
             }
             CLIIO.writeStdout(String(decoding: try opened.content.canonicalJSON(), as: UTF8.self) + "\n")
         }
+    }
+
+    /// Writes the receipt the step's outcome calls for (control-v1 §4), sealed by the device key the payload was
+    /// sealed to, as one base64url line.
+    private func writeReceipt(
+        about body: [UInt8], outcome: NotificationOutcome, attachments: (delivered: Int, failed: Int) = (0, 0),
+        keyring: String, serverKeys: [[UInt8]], time: UInt64, to path: String
+    ) throws {
+        let envelope = try NotificationRequest.envelope(ofBody: body)
+        let header = try EnvelopeHeader(parsing: envelope[0..<EnvelopeV1.headerLength])
+        let sealer = try ReceiptSealer(
+            keyStore: FileKeyStore(directory: URL(fileURLWithPath: keyring), access: .readOnly),
+            serverPublicKeys: serverKeys, topic: topic)
+        let receipt = DeliveryReceipt(
+            messageID: header.messageID, outcome: ReceiptSender.outcome(outcome),
+            attachmentsDelivered: min(attachments.delivered, 8), attachmentsFailed: min(attachments.failed, 8), deviceTime: time)
+        let sealed = try sealer.seal(receipt, deviceKeyID: header.recipientKeyID, serverKeyID: header.senderKeyID, now: time)
+        try Data((Base64URL.encode(sealed) + "\n").utf8).write(to: URL(fileURLWithPath: path))
     }
 }

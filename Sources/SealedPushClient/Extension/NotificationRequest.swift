@@ -28,6 +28,14 @@ public struct NotificationRequest: Sendable {
         self.identifier = identifier
     }
 
+    /// The envelope a request made from this body carries (the checks of ``init(body:identifier:)``).
+    /// - Parameter body: The APNs JSON body (or FCM data) bytes.
+    /// - Returns: The envelope bytes.
+    /// - Throws: `SealedPushError` as opening would.
+    public static func envelope(ofBody body: [UInt8]) throws -> [UInt8] {
+        try NotificationRequest(body: body).envelope.get()
+    }
+
     private static func capture(_ body: () throws -> [UInt8]) -> Result<[UInt8], SealedPushError> {
         do {
             return .success(try body())

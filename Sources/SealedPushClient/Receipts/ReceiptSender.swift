@@ -131,7 +131,9 @@ public struct ReceiptSender: Sendable {
     }
 
     /// The receipt outcome of a step outcome: a control message applied counts as decrypted.
-    static func outcome(_ outcome: NotificationOutcome) -> DeliveryReceipt.Outcome {
+    /// - Parameter outcome: What the step did.
+    /// - Returns: What a receipt says of it.
+    public static func outcome(_ outcome: NotificationOutcome) -> DeliveryReceipt.Outcome {
         switch outcome {
         case .decrypted, .control: .decrypted
         case .duplicate: .duplicate
