@@ -36,6 +36,8 @@ nonisolated enum SealedPushConfig {
     /// replaces the shown one). Never the placeholder. Leave false unless the entitlement is in the signed build:
     /// without it iOS ignores an empty content and shows the sender's placeholder instead.
     static let hasFilteringEntitlement = false
+    /// Where receipts go: the gateway's `POST /v1/apps/{appId}/receipts` (no API key: the sealing is the credential).
+    static let receiptsURL = URL(string: "https://push.example.com/v1/apps/chat/receipts")!
 
     /// `<app group container>/SealedPush`, the replay guard's directory (created by the app, never the extension).
     static var stateDirectory: URL? {
@@ -235,9 +237,26 @@ nonisolated final class NotificationService: UNNotificationServiceExtension {
                 controls: ControlConfiguration(
                     center: SystemNotificationCenter(),
                     presentation: SealedPushConfig.hasFilteringEntitlement
-                        ? .suppress : .quietPlaceholder(.localized(key: "NOTIFICATIONS_UPDATED")))
+                        ? .suppress : .quietPlaceholder(.localized(key: "NOTIFICATIONS_UPDATED"))),
+                // Receipts (Specs/control-v1.md §4): sealed with the device key after the content handler, queued
+                // in the app group, posted within the step's deadline; the app flushes what is left at launch.
+                receipts: Self.receiptSender()
             )
         ))
+    }
+
+    /// The receipt sender, or nil (no app group: no queue, no receipts). Needs no entitlement beyond the app group
+    /// and outgoing network, which an extension has.
+    private static func receiptSender() -> ReceiptSender? {
+        guard let queue = SealedPushConfig.stateDirectory?.appendingPathComponent("Receipts", isDirectory: true),
+              let sealer = try? ReceiptSealer(
+                keyStore: KeychainKeyStore(accessGroup: SealedPushConfig.keychainAccessGroup, isReadOnly: true),
+                serverPublicKeys: SealedPushConfig.serverPublicKeys.compactMap { try? KeyText.decodePublicKey($0) },
+                topic: SealedPushConfig.topic)
+        else { return nil }
+        return ReceiptSender(
+            sealer: sealer, transport: URLSessionReceiptTransport(url: SealedPushConfig.receiptsURL),
+            queueDirectory: queue)
     }
 }
 
