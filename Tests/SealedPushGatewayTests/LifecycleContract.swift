@@ -53,7 +53,7 @@ enum LifecycleContract {
     }
 
     /// A receipt is recorded on the job that sent its message id to that very device key, once: the same receipt
-    /// again is `replayed`, a receipt about another device's message, with another key, or for another app is
+    /// again is `replayed`, a receipt about another device's message (sealed with another key) or for another app is
     /// `unknownMessage`, and neither changes anything; a second receipt about the job is counted, the first kept.
     /// Expired receipt ids are purged with the notifications.
     static func receiptsRecordedOnce(_ harness: any StoreHarness) async throws {
@@ -70,10 +70,10 @@ enum LifecycleContract {
             #expect(try await store.device(appID: "beta", keyID: jobA.keyID!) == nil)
             #expect(try await store.device(appID: "alpha", keyID: String(repeating: "0", count: 64)) == nil)
 
-            func receipt(_ id: String, device: String = "a", key: String? = nil, message: String? = nil, app: String = "alpha",
+            func receipt(_ id: String, key: String? = nil, message: String? = nil, app: String = "alpha",
                          outcome: String = "decrypted", reason: String? = nil) -> ReceivedReceipt {
                 ReceivedReceipt(
-                    appID: app, deviceID: device, keyID: key ?? jobA.keyID!, receiptID: id,
+                    appID: app, keyID: key ?? jobA.keyID!, receiptID: id,
                     receiptExpiresAt: now.addingTimeInterval(604_800), messageID: message ?? jobA.messageID!,
                     outcome: outcome, reason: reason, attachmentsDelivered: 1, attachmentsFailed: 0,
                     deviceTime: now.addingTimeInterval(3), receivedAt: now.addingTimeInterval(4))
@@ -81,7 +81,6 @@ enum LifecycleContract {
             let id1 = String(repeating: "1", count: 32), id2 = String(repeating: "2", count: 32)
             #expect(try await store.recordReceipt(receipt(id1, message: jobB.messageID!)) == .unknownMessage)
             #expect(try await store.recordReceipt(receipt(id1, key: jobB.keyID!)) == .unknownMessage)
-            #expect(try await store.recordReceipt(receipt(id1, device: "b")) == .unknownMessage)
             #expect(try await store.recordReceipt(receipt(id1, app: "beta")) == .unknownMessage)
             #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, first: true))
             #expect(try await store.recordReceipt(receipt(id1)) == .replayed)

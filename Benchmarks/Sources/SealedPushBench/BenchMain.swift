@@ -1,6 +1,6 @@
 import Foundation
 
-/// `sealed-push-bench [--quick] [--only primitives,seal,open,replay,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
+/// `sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
 ///
 /// Without `--only`, every section but `tamper` (the exhaustive bit-flip run, minutes long) runs.
 ///
@@ -24,7 +24,7 @@ struct BenchMain {
                 return
             case "--tamper-envelopes": tamperEnvelopes = Int(arguments.popFirst() ?? "") ?? tamperEnvelopes
             default:
-                print("usage: sealed-push-bench [--quick] [--only primitives,seal,open,replay,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] "
+                print("usage: sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] "
                     + "[--tamper-envelopes N]")
                 exit(2)
             }
@@ -48,6 +48,7 @@ struct BenchMain {
         if enabled("seal") { try SealBenchmarks.run(report, fixture: fixture) }
         if enabled("open") { try OpenBenchmarks.run(report, fixture: fixture) }
         if enabled("replay") { try ReplayBenchmark.run(report, fixture: fixture, quick: quick) }
+        if enabled("receipt") { try ReceiptBenchmark.run(report, fixture: fixture) }
         if enabled("blob") { try BlobBenchmarks.run(report) }
         if enabled("fanout") { try FanOut.run(report, fixture: fixture, seconds: quick ? 1 : 3) }
         if enabled("delivery") { try await DeliveryBenchmark.run(report, fixture: fixture, count: quick ? 5_000 : 20_000) }

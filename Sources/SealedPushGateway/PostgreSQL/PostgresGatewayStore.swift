@@ -805,8 +805,7 @@ public final class PostgresGatewayStore: GatewayStore {
             let jobs = try await connection.query(
                 """
                 SELECT id, notification_id, receipt_outcome IS NULL FROM jobs
-                WHERE app_id = \(receipt.appID) AND message_id = \(receipt.messageID)
-                  AND device_id = \(receipt.deviceID) AND key_id = \(receipt.keyID)
+                WHERE app_id = \(receipt.appID) AND message_id = \(receipt.messageID) AND key_id = \(receipt.keyID)
                 FOR UPDATE
                 """, logger: logger)
             var found: (Int64, UUID, Bool)?

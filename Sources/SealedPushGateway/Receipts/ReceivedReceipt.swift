@@ -11,9 +11,8 @@ import Foundation
 public struct ReceivedReceipt: Sendable, Hashable {
     /// The app it was posted for.
     public var appID: String
-    /// The device whose registered key sealed it.
-    public var deviceID: String
-    /// That key's id (lowercase hex): the job must have been sealed to it.
+    /// The id of the registered device key that sealed it (lowercase hex): the job must have been sealed to it
+    /// (whichever device of the app it was sent to: a key id names one key, and the job names its device).
     public var keyID: String
     /// The receipt's own id (lowercase hex of its envelope `messageId`).
     public var receiptID: String
@@ -36,12 +35,11 @@ public struct ReceivedReceipt: Sendable, Hashable {
 
     /// Creates a record.
     public init(
-        appID: String, deviceID: String, keyID: String, receiptID: String, receiptExpiresAt: Date, messageID: String,
+        appID: String, keyID: String, receiptID: String, receiptExpiresAt: Date, messageID: String,
         outcome: String, reason: String?, attachmentsDelivered: Int, attachmentsFailed: Int, deviceTime: Date,
         receivedAt: Date
     ) {
         self.appID = appID
-        self.deviceID = deviceID
         self.keyID = keyID
         self.receiptID = receiptID
         self.receiptExpiresAt = receiptExpiresAt

@@ -667,9 +667,9 @@ public final class SQLiteGatewayStore: GatewayStore {
                     db,
                     sql: """
                         SELECT id, notification_id, receipt_outcome FROM jobs
-                        WHERE app_id = ? AND message_id = ? AND device_id = ? AND key_id = ?
+                        WHERE app_id = ? AND message_id = ? AND key_id = ?
                         """,
-                    arguments: [receipt.appID, receipt.messageID, receipt.deviceID, receipt.keyID])
+                    arguments: [receipt.appID, receipt.messageID, receipt.keyID])
             else { return .unknownMessage }
             try db.execute(
                 sql: "INSERT INTO receipts (app_id, receipt_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",

@@ -169,7 +169,7 @@ public protocol GatewayStore: Sendable {
     func device(appID: String, keyID: String) async throws -> StoredDevice?
 
     /// Records a receipt that opened, in one transaction: remembers its id until its expiry (a second time is
-    /// ``ReceiptRecording/replayed``), finds the job of the app that sent `messageID` to that device and key
+    /// ``ReceiptRecording/replayed``), finds the job of the app that sent `messageID` sealed to that key
     /// (else ``ReceiptRecording/unknownMessage``, and nothing is written), and keeps the first receipt on it.
     func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording
 

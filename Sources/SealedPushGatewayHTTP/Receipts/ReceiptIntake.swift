@@ -78,7 +78,7 @@ struct ReceiptIntake: Sendable {
             case .fallback(let reason): ("fallback", reason)
             }
         let record = ReceivedReceipt(
-            appID: appID, deviceID: device.deviceID, keyID: keyID, receiptID: Hex.encode(opened.receiptID),
+            appID: appID, keyID: keyID, receiptID: Hex.encode(opened.receiptID),
             receiptExpiresAt: Date(timeIntervalSince1970: TimeInterval(opened.expiresAt)),
             messageID: Hex.encode(receipt.messageID), outcome: outcome, reason: reason,
             attachmentsDelivered: receipt.attachmentsDelivered, attachmentsFailed: receipt.attachmentsFailed,

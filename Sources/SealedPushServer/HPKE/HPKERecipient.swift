@@ -7,12 +7,15 @@ package enum HPKERecipient {
     ///   - enc: The sender's encapsulated key, 32 bytes.
     ///   - recipientPrivateKey: `skR`.
     ///   - senderPublicKey: `pkS`, 32 bytes.
+    ///   - recipientPublicKey: `pkR` when the caller holds it (a receipt opener keeps its identity's): saves the
+    ///     scalar multiplication that derives it from `skR`.
     /// - Returns: The KEM shared secret.
     /// - Throws: ``HPKEError/zeroSharedSecret`` for a low-order `enc` or `pkS`, ``HPKEError`` for wrong lengths.
     package static func authDecap(
-        enc: [UInt8], recipientPrivateKey skR: some RawBytes, senderPublicKey pkS: [UInt8]
+        enc: [UInt8], recipientPrivateKey skR: some RawBytes, senderPublicKey pkS: [UInt8],
+        recipientPublicKey: [UInt8]? = nil
     ) throws -> SecretBytes {
-        let pkR = try X25519.publicKey(privateKey: skR)
+        let pkR = try recipientPublicKey ?? X25519.publicKey(privateKey: skR)
         let ephemeralDH = try X25519.sharedSecret(privateKey: skR, publicKey: enc)
         let staticDH = try X25519.sharedSecret(privateKey: skR, publicKey: pkS)
         return try DHKEMX25519.extractAndExpand(kemContext: enc + pkR + pkS) { mac in
@@ -30,13 +33,16 @@ package enum HPKERecipient {
     ///   - recipientPrivateKey: `skR`.
     ///   - senderPublicKey: `pkS`.
     ///   - schedule: The key schedule for mode_auth and the `info`.
+    ///   - recipientPublicKey: `pkR`, if held (see ``authDecap(enc:recipientPrivateKey:senderPublicKey:recipientPublicKey:)``).
     /// - Returns: The plaintext (wiped when released), or nil when the tag does not verify.
     /// - Throws: ``HPKEError`` for a low-order key or wrong lengths.
     package static func openAuth(
         _ ciphertext: [UInt8], aad: [UInt8], enc: [UInt8], recipientPrivateKey: some RawBytes, senderPublicKey: [UInt8],
-        schedule: HPKEKeySchedule
+        schedule: HPKEKeySchedule, recipientPublicKey: [UInt8]? = nil
     ) throws -> SecretBytes? {
-        let shared = try authDecap(enc: enc, recipientPrivateKey: recipientPrivateKey, senderPublicKey: senderPublicKey)
+        let shared = try authDecap(
+            enc: enc, recipientPrivateKey: recipientPrivateKey, senderPublicKey: senderPublicKey,
+            recipientPublicKey: recipientPublicKey)
         let context = try schedule.senderContext(sharedSecret: shared)  // key and base_nonce are the same both ways
         return try open(ciphertext, aad: aad, key: context.key, nonce: context.baseNonce)
     }

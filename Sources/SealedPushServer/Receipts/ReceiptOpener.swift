@@ -67,7 +67,7 @@ public struct ReceiptOpener: Sendable {
             plaintext = try HPKERecipient.openAuth(
                 Array(bytes[EnvelopeV1.headerLength...]), aad: Array(bytes[0..<EnvelopeV1.headerLength]),
                 enc: header.enc, recipientPrivateKey: identity.privateKey, senderPublicKey: deviceKey,
-                schedule: schedule)
+                schedule: schedule, recipientPublicKey: identity.publicKey)
         } catch {
             plaintext = nil  // a low-order key: the same answer as a forgery
         }
