@@ -68,16 +68,18 @@ struct ServeCommand: AsyncParsableCommand {
         let applied = try await store.migrate()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
 
+        var extra = try GatewayExtraServices.make(
+            store: store, delivery: delivery, configuration: configuration, logger: logger)
+        // The delivery service's webhook also forwards receipts from the API.
+        let webhook = extra.lazy.compactMap { ($0 as? DeliveryService)?.webhook }.first
         let http = GatewayHTTPServer(
             configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,
-            overflow: try configuration.overflowConfiguration(), logger: logger, tls: tls,
+            overflow: try configuration.overflowConfiguration(), logger: logger, tls: tls, webhook: webhook,
             onListening: { port in
                 logger.info("listening", metadata: ["port": "\(port)"])
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
-        var extra = try GatewayExtraServices.make(
-            store: store, delivery: delivery, configuration: configuration, logger: logger)
         if let tls { extra.append(TLSReloadService(tls: tls, logger: logger)) }
         // Delivery takes its node id before anything listens: a second live process with the same node id stops here.
         for case let delivery as DeliveryService in extra { try await delivery.start() }

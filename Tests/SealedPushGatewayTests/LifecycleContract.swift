@@ -82,11 +82,11 @@ enum LifecycleContract {
             #expect(try await store.recordReceipt(receipt(id1, message: jobB.messageID!)) == .unknownMessage)
             #expect(try await store.recordReceipt(receipt(id1, key: jobB.keyID!)) == .unknownMessage)
             #expect(try await store.recordReceipt(receipt(id1, app: "beta")) == .unknownMessage)
-            #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, first: true))
+            #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, deviceID: "a", first: true))
             #expect(try await store.recordReceipt(receipt(id1)) == .replayed)
             #expect(
                 try await store.recordReceipt(receipt(id2, outcome: "fallback", reason: "timedOut"))
-                    == .recorded(notificationID: notification.id, first: false))
+                    == .recorded(notificationID: notification.id, deviceID: "a", first: false))
 
             let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: notification.id))
             let a = try #require(status.deliveries.first { $0.deviceID == "a" })
@@ -100,7 +100,7 @@ enum LifecycleContract {
             // Past the receipts' expiry the retention purge forgets their ids (the notification lives on): the
             // receipt is no longer a replay (the envelope's own expiry refuses it before the store is asked).
             #expect(try await store.purgeExpired(before: now.addingTimeInterval(604_801), limit: 100) == 0)
-            #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, first: false))
+            #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, deviceID: "a", first: false))
         }
     }
 }

@@ -59,7 +59,8 @@ public final class DeliveryService: Service, Sendable {
     private let finishes: FinishBatcher
     private let apps: AppDirectory
     private let providers: [PushPlatform: any PushProvider]
-    private let webhook: UnregisteredWebhook?
+    /// The webhook (when configured): delivery posts unregistered devices to it, the HTTP API receipts.
+    public let webhook: UnregisteredWebhook?
     private let metrics: DeliveryMetrics
     private let logger: Logger
     private let startState = StartState()

@@ -804,13 +804,13 @@ public final class PostgresGatewayStore: GatewayStore {
         try await transaction("recording a receipt") { connection, logger in
             let jobs = try await connection.query(
                 """
-                SELECT id, notification_id, receipt_outcome IS NULL FROM jobs
+                SELECT id, notification_id, device_id, receipt_outcome IS NULL FROM jobs
                 WHERE app_id = \(receipt.appID) AND message_id = \(receipt.messageID) AND key_id = \(receipt.keyID)
                 FOR UPDATE
                 """, logger: logger)
-            var found: (Int64, UUID, Bool)?
-            for try await row in jobs.decode((Int64, UUID, Bool).self) { found = row }
-            guard let (jobID, notificationID, first) = found else { return .unknownMessage }
+            var found: (Int64, UUID, String, Bool)?
+            for try await row in jobs.decode((Int64, UUID, String, Bool).self) { found = row }
+            guard let (jobID, notificationID, deviceID, first) = found else { return .unknownMessage }
             let inserted = try await Self.count(
                 connection.query(
                     """
@@ -832,7 +832,7 @@ public final class PostgresGatewayStore: GatewayStore {
                 try await connection.query(
                     "UPDATE jobs SET receipt_count = receipt_count + 1 WHERE id = \(jobID)", logger: logger)
             }
-            return .recorded(notificationID: notificationID, first: first)
+            return .recorded(notificationID: notificationID, deviceID: deviceID, first: first)
         }
     }
 

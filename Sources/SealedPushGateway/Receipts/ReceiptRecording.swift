@@ -6,9 +6,9 @@ import Foundation
 
 /// What ``GatewayStore/recordReceipt(_:)`` did.
 public enum ReceiptRecording: Sendable, Hashable {
-    /// Recorded against the job of this notification. `first` is false when the job already had a receipt (the
-    /// first one stays on the job; this one is counted).
-    case recorded(notificationID: UUID, first: Bool)
+    /// Recorded against the job of this notification and device. `first` is false when the job already had a
+    /// receipt (the first one stays on the job; this one is counted).
+    case recorded(notificationID: UUID, deviceID: String, first: Bool)
     /// This receipt id was recorded before (until its expiry): nothing changed.
     case replayed
     /// No job of the app sent that message id to that device key: nothing changed.

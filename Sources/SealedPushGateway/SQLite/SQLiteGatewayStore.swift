@@ -666,7 +666,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT id, notification_id, receipt_outcome FROM jobs
+                        SELECT id, notification_id, device_id, receipt_outcome FROM jobs
                         WHERE app_id = ? AND message_id = ? AND key_id = ?
                         """,
                     arguments: [receipt.appID, receipt.messageID, receipt.keyID])
@@ -691,7 +691,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             } else {
                 try db.execute(sql: "UPDATE jobs SET receipt_count = receipt_count + 1 WHERE id = ?", arguments: [jobID])
             }
-            return .recorded(notificationID: UUID(uuidString: row["notification_id"])!, first: first)
+            return .recorded(notificationID: UUID(uuidString: row["notification_id"])!, deviceID: row["device_id"], first: first)
         }
     }
 

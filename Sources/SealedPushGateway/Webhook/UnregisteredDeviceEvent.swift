@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The body is a JSON object with these members:
 /// `{"type":"device.unregistered","appId":…,"deviceId":…,"reason":…,"unregisteredAt":"2026-11-23T12:00:00Z"}`.
-public struct UnregisteredDeviceEvent: Sendable, Hashable {
+public struct UnregisteredDeviceEvent: WebhookEvent, Hashable {
+    public var eventType: String { UnregisteredWebhookConfiguration.eventType }
     /// The app.
     public var appID: String
     /// The device.

@@ -5,15 +5,16 @@ import Logging
 import FoundationNetworking
 #endif
 
-/// Posts ``UnregisteredDeviceEvent``s to the configured URL, signed (see ``UnregisteredWebhookConfiguration`` for
-/// the headers), with a deadline on every attempt and bounded retries. ``notify(_:)`` never waits: events queue up
+/// The gateway's webhook: posts ``WebhookEvent``s — ``UnregisteredDeviceEvent``s from delivery, ``ReceiptEvent``s from
+/// the receipt endpoint — to the configured URL, signed (see ``UnregisteredWebhookConfiguration`` for the headers),
+/// with a deadline on every attempt and bounded retries. ``notify(_:)`` never waits: events queue up
 /// (bounded) and ``run()`` sends them one after the other.
 public final class UnregisteredWebhook: Sendable {
     /// The configuration.
     public let configuration: UnregisteredWebhookConfiguration
 
-    private let events: AsyncStream<UnregisteredDeviceEvent>
-    private let continuation: AsyncStream<UnregisteredDeviceEvent>.Continuation
+    private let events: AsyncStream<any WebhookEvent>
+    private let continuation: AsyncStream<any WebhookEvent>.Continuation
     private let session: URLSession
     private let logger: Logger
 
@@ -27,7 +28,7 @@ public final class UnregisteredWebhook: Sendable {
         self.configuration = configuration
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(
-            of: UnregisteredDeviceEvent.self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
+            of: (any WebhookEvent).self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         let seconds = DeliveryDecision.seconds(configuration.requestTimeout)
         sessionConfiguration.timeoutIntervalForRequest = seconds
@@ -38,11 +39,11 @@ public final class UnregisteredWebhook: Sendable {
 
     /// Queues an event; returns at once. An event beyond the queue limit, or after ``finish()``, is dropped and
     /// logged.
-    public func notify(_ event: UnregisteredDeviceEvent) {
+    public func notify(_ event: any WebhookEvent) {
         if case .enqueued = continuation.yield(event) { return }
         logger.warning(
             "webhook event dropped (queue full or closed)",
-            metadata: ["app": "\(event.appID)", "device": "\(event.deviceID)", "reason": "\(event.reason)"])
+            metadata: ["app": "\(event.appID)", "device": "\(event.deviceID)", "event": "\(event.eventType)"])
     }
 
     /// Accepts no more events; ``run()`` returns once the queued ones are sent (or given up).
@@ -60,7 +61,7 @@ public final class UnregisteredWebhook: Sendable {
     /// Sends one event with retries.
     /// - Returns: True when the receiver answered 2xx.
     @discardableResult
-    public func deliver(_ event: UnregisteredDeviceEvent) async -> Bool {
+    public func deliver(_ event: any WebhookEvent) async -> Bool {
         let body = event.jsonBody
         let deliveryID = UUID().uuidString.lowercased()
         var lastProblem = ""
@@ -74,7 +75,7 @@ public final class UnregisteredWebhook: Sendable {
             request.httpMethod = "POST"
             request.timeoutInterval = DeliveryDecision.seconds(configuration.requestTimeout)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue(UnregisteredWebhookConfiguration.eventType, forHTTPHeaderField: UnregisteredWebhookConfiguration.eventHeader)
+            request.setValue(event.eventType, forHTTPHeaderField: UnregisteredWebhookConfiguration.eventHeader)
             request.setValue(deliveryID, forHTTPHeaderField: UnregisteredWebhookConfiguration.deliveryHeader)
             request.setValue(timestamp, forHTTPHeaderField: UnregisteredWebhookConfiguration.timestampHeader)
             request.setValue(

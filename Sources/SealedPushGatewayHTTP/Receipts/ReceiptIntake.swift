@@ -18,6 +18,8 @@ struct ReceiptIntake: Sendable {
     let limiter: AppRateLimiter
     let metrics: GatewayMetrics
     let clock: @Sendable () -> Date
+    /// Forwards each job's first receipt to the backend, signed (the gateway's webhook), if configured.
+    let webhook: UnregisteredWebhook?
 
     /// The one answer of every receipt that does not count.
     static let refused = GatewayAPIError(
@@ -84,8 +86,15 @@ struct ReceiptIntake: Sendable {
             attachmentsDelivered: receipt.attachmentsDelivered, attachmentsFailed: receipt.attachmentsFailed,
             deviceTime: Date(timeIntervalSince1970: TimeInterval(receipt.deviceTime)), receivedAt: now)
         switch try await calls.run("recordReceipt", { try await $0.recordReceipt(record) }) {
-        case .recorded:
+        case .recorded(let notificationID, let deviceID, let first):
             metrics.recordReceipt(outcome: outcome, reason: reason)
+            if first {
+                webhook?.notify(
+                    ReceiptEvent(
+                        appID: appID, notificationID: notificationID, deviceID: deviceID, outcome: outcome,
+                        reason: reason, attachmentsDelivered: record.attachmentsDelivered,
+                        attachmentsFailed: record.attachmentsFailed, deviceTime: record.deviceTime, receivedAt: now))
+            }
         case .replayed:
             metrics.recordReceiptRefused(cause: "replayed")
             throw Self.refused

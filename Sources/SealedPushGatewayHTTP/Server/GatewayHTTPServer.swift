@@ -41,12 +41,13 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     ///   - logger: The server's logger (never given content).
     ///   - clock: The gateway's clock (registrations' skew rule, notification times).
     ///   - tls: The certificate to serve HTTPS with (each new connection takes its current one); nil: plain HTTP.
+    ///   - webhook: The gateway's webhook (the delivery service's), which receipts are forwarded to; nil: none.
     ///   - onListening: Called with the bound port once the server listens (useful with port 0).
     public init(
         configuration: GatewayHTTPConfiguration, store: any GatewayStore, metrics: GatewayMetrics,
         overflow: OverflowConfiguration? = nil, logger: Logger = Logger(label: "sealed-push.gateway.http"),
         clock: @escaping @Sendable () -> Date = { Date() }, tls: GatewayTLSContext? = nil,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        webhook: UnregisteredWebhook? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.tls = tls
         self.configuration = configuration
@@ -64,7 +65,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, limiter: limiter,
             clock: clock)
         self.receipts = ReceiptIntake(
-            calls: calls, openers: AppReceiptOpeners(), limiter: limiter, metrics: metrics, clock: clock)
+            calls: calls, openers: AppReceiptOpeners(), limiter: limiter, metrics: metrics, clock: clock,
+            webhook: webhook)
     }
 
     /// The listening address only (service groups log their services' descriptions).

@@ -4,6 +4,7 @@ import SealedPushClient
 import SealedPushClientURLSession
 import SealedPushCore
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import SealedPushServer
 import Testing
 
@@ -92,7 +93,12 @@ struct LifecycleEndToEndTests {
 
     @Test("send, receipt, update, badge, withdraw: each reaches the phone sealed and acts on its notifications", arguments: Backend.available)
     func lifecycle(_ backend: Backend) async throws {
-        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
+        let hooks = try await WebhookReceiver.start(answers: [])
+        defer { Task { await hooks.stop() } }
+        let hook = try UnregisteredWebhookConfiguration(
+            url: URL(string: "http://127.0.0.1:\(hooks.port)/events")!, secret: Array("receipts-webhook-secret-32-bytes".utf8))
+        let gateway = try await LoopbackGateway.start(
+            backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 }, delivery: { $0.webhook = hook })
         let ana = try await Phone(0, gateway: gateway)
         let ben = try await Phone(1, gateway: gateway)
         defer { ana.remove(); ben.remove() }
@@ -134,6 +140,27 @@ struct LifecycleEndToEndTests {
             #expect(anaReceipt["outcome"] as? String == "decrypted" && anaReceipt["count"] as? Int == 1)
             let benReceipt = try #require(devices.first { $0["deviceId"] as? String == ben.id }?["receipt"] as? [String: Any])
             #expect(benReceipt["outcome"] as? String == "fallback" && benReceipt["reason"] as? String == "timedOut")
+            // The webhook forwards each job's first receipt, signed: the ids and the outcome, nothing else.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while hooks.requests.count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let events = hooks.requests
+            #expect(events.count == 2)
+            for event in events {
+                #expect(event.header("SealedPush-Event") == "notification.receipt")
+                // The HMAC itself is checked against Python's in UnregisteredWebhookTests.
+                let timestamp = try #require(event.header("SealedPush-Timestamp"))
+                #expect(event.header("SealedPush-Signature") == hook.signature(timestamp: timestamp, body: event.body))
+            }
+            let bodies = try events.map { try #require(try JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any]) }
+            let anaEvent = try #require(bodies.first { $0["deviceId"] as? String == ana.id })
+            #expect(anaEvent["notificationId"] as? String == id && anaEvent["outcome"] as? String == "decrypted")
+            #expect(anaEvent["reason"] == nil && anaEvent["appId"] as? String == LoopbackGateway.appID)
+            #expect(Set(anaEvent.keys) == [
+                "type", "appId", "notificationId", "deviceId", "outcome", "attachmentsDelivered", "attachmentsFailed",
+                "deviceTime", "receivedAt",
+            ])
+            let benEvent = try #require(bodies.first { $0["deviceId"] as? String == ben.id })
+            #expect(benEvent["outcome"] as? String == "fallback" && benEvent["reason"] as? String == "timedOut")
             let metrics = try await client.send("GET", "/metrics").text
             #expect(metrics.contains(#"sealedpush_gateway_receipts_total{outcome="decrypted",reason="none"} 1"#))
             #expect(metrics.contains(#"sealedpush_gateway_receipts_refused_total{cause="replayed"} 1"#))

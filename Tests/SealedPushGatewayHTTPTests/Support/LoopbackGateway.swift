@@ -105,7 +105,8 @@ final class LoopbackGateway: Sendable {
                 let http = GatewayHTTPServer(
                     configuration: GatewayHTTPConfiguration(host: "127.0.0.1", port: 0),
                     store: store, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()),
-                    logger: quietLogger("http-\(index)"), onListening: { port in portSink.yield(port) })
+                    logger: quietLogger("http-\(index)"), webhook: service.webhook,
+                    onListening: { port in portSink.yield(port) })
                 let group = GatewayServiceGroup.make(
                     store: store, http: http, extraServices: [service], signals: [], logger: quietLogger("group"))
                 let running = Task { try await group.run() }

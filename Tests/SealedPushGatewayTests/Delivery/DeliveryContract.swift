@@ -4,6 +4,7 @@ import SealedPushAPNs
 import SealedPushAPNsEmulator
 import SealedPushGateway
 import ServiceLifecycle
+import SealedPushGatewayTestSupport
 import Testing
 
 /// The delivery workers' behaviour, the same on every store (SQLite and PostgreSQL suites call these), always

@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushCore
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import Testing
 
 /// The webhook sender against a real HTTP/1.1 server on loopback.

@@ -5,14 +5,16 @@ import NIOPosix
 
 /// A small HTTP/1.1 server on loopback that records every request (method, path, headers, body) and answers each
 /// with the next status of a script (200 once the script is used up).
-final class WebhookReceiver: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [(String, String)]
-        var body: [UInt8]
+public final class WebhookReceiver: Sendable {
+    /// One request received.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        /// A header's value (case-insensitive name).
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
     }
@@ -35,8 +37,10 @@ final class WebhookReceiver: Sendable {
         var requests: [Request] { lock.withLock { received } }
     }
 
-    var port: Int { channel.localAddress?.port ?? 0 }
-    var requests: [Request] { state.requests }
+    /// The port it listens on (127.0.0.1).
+    public var port: Int { channel.localAddress?.port ?? 0 }
+    /// The requests received so far.
+    public var requests: [Request] { state.requests }
 
     private init(group: MultiThreadedEventLoopGroup, channel: any Channel, state: State) {
         self.group = group
@@ -45,7 +49,7 @@ final class WebhookReceiver: Sendable {
     }
 
     /// Starts a receiver answering the statuses in `answers` in turn, then 200.
-    static func start(answers: [Int]) async throws -> WebhookReceiver {
+    public static func start(answers: [Int]) async throws -> WebhookReceiver {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = State(answers: answers)
         let channel = try await ServerBootstrap(group: group)
@@ -60,7 +64,8 @@ final class WebhookReceiver: Sendable {
         return WebhookReceiver(group: group, channel: channel, state: state)
     }
 
-    func stop() async {
+    /// Closes the listener.
+    public func stop() async {
         try? await channel.close()
         try? await group.shutdownGracefully()
     }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the webhook tells a backend when a device's sealed receipt was recorded (`Specs/control-v1.md` §4): the
+/// ids, the outcome the device reported and its times — the fields the status shows, nothing else.
+///
+/// `{"type":"notification.receipt","appId":…,"notificationId":…,"deviceId":…,"outcome":"fallback",
+/// "reason":"timedOut","attachmentsDelivered":0,"attachmentsFailed":1,"deviceTime":"…Z","receivedAt":"…Z"}`
+/// (`reason` only with `fallback`). Only a job's first receipt is forwarded.
+public struct ReceiptEvent: WebhookEvent, Hashable {
+    /// The `SealedPush-Event` header of receipts.
+    public static let type = "notification.receipt"
+
+    public var eventType: String { Self.type }
+    /// The app.
+    public var appID: String
+    /// The notification the receipt is about.
+    public var notificationID: UUID
+    /// The device whose job it was.
+    public var deviceID: String
+    /// `decrypted`, `duplicate` or `fallback`.
+    public var outcome: String
+    /// With `fallback`: the device's reason code.
+    public var reason: String?
+    /// Attachment files delivered.
+    public var attachmentsDelivered: Int
+    /// Attachment files not delivered.
+    public var attachmentsFailed: Int
+    /// When the device decided (its clock).
+    public var deviceTime: Date
+    /// When the gateway recorded it.
+    public var receivedAt: Date
+
+    /// Creates an event.
+    public init(
+        appID: String, notificationID: UUID, deviceID: String, outcome: String, reason: String?,
+        attachmentsDelivered: Int, attachmentsFailed: Int, deviceTime: Date, receivedAt: Date
+    ) {
+        self.appID = appID
+        self.notificationID = notificationID
+        self.deviceID = deviceID
+        self.outcome = outcome
+        self.reason = reason
+        self.attachmentsDelivered = attachmentsDelivered
+        self.attachmentsFailed = attachmentsFailed
+        self.deviceTime = deviceTime
+        self.receivedAt = receivedAt
+    }
+
+    public var jsonBody: [UInt8] {
+        struct Body: Encodable {
+            var type: String
+            var appId: String
+            var notificationId: String
+            var deviceId: String
+            var outcome: String
+            var reason: String?
+            var attachmentsDelivered: Int
+            var attachmentsFailed: Int
+            var deviceTime: String
+            var receivedAt: String
+        }
+        var formatter = Date.ISO8601FormatStyle()
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        let body = Body(
+            type: Self.type, appId: appID, notificationId: notificationID.uuidString.lowercased(), deviceId: deviceID,
+            outcome: outcome, reason: reason, attachmentsDelivered: attachmentsDelivered,
+            attachmentsFailed: attachmentsFailed, deviceTime: deviceTime.formatted(formatter),
+            receivedAt: receivedAt.formatted(formatter))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return Array((try? encoder.encode(body)) ?? Data())
+    }
+}
