@@ -252,7 +252,7 @@ public final class APNsClient: Sendable {
         headers.add(name: ":path", value: "/3/device/" + notification.deviceToken.hex, indexing: .nonIndexable)
         headers.add(name: ":authority", value: configuration.endpoint.host)
         headers.add(name: "authorization", value: token.authorizationHeader)
-        headers.add(name: "apns-push-type", value: "alert")
+        headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
         headers.add(name: "apns-topic", value: notification.topic)
         headers.add(name: "apns-id", value: notification.apnsID.uuidString, indexing: .nonIndexable)
         headers.add(name: "apns-priority", value: String(notification.priority.rawValue))

@@ -23,6 +23,8 @@ public struct APNsNotification: Sendable, Hashable {
     public var collapseID: String?
     /// `apns-id`: identifies this notification across resends; APNs echoes it.
     public var apnsID: UUID
+    /// `apns-push-type`: `alert` (default), or `background` for a body with only `content-available`.
+    public var pushType: APNsPushType
 
     /// Creates a notification.
     /// - Parameters:
@@ -33,10 +35,12 @@ public struct APNsNotification: Sendable, Hashable {
     ///   - expiration: Default nil (header omitted).
     ///   - collapseID: Default nil.
     ///   - apnsID: Default a new random UUID.
+    ///   - pushType: Default `.alert`.
     public init(
         deviceToken: DeviceToken, topic: String, payload: [UInt8], priority: APNsPriority = .immediate,
-        expiration: Date? = nil, collapseID: String? = nil, apnsID: UUID = UUID()
+        expiration: Date? = nil, collapseID: String? = nil, apnsID: UUID = UUID(), pushType: APNsPushType = .alert
     ) {
+        self.pushType = pushType
         self.deviceToken = deviceToken
         self.topic = topic
         self.payload = payload
@@ -82,6 +86,14 @@ public struct APNsNotification: Sendable, Hashable {
         }
         return nil
     }
+}
+
+/// `apns-push-type`: how APNs and iOS treat the push.
+public enum APNsPushType: String, Sendable, Hashable {
+    /// Shown to the user (the notification service extension runs for `mutable-content`).
+    case alert
+    /// Delivered to the app in the background, nothing shown (priority 5; iOS throttles these).
+    case background
 }
 
 /// `apns-priority`.

@@ -39,6 +39,16 @@ public enum APNsPayload {
         return writer.bytes
     }
 
+    /// The prefix of a **background push** body (`Specs/control-v1.md` §2.3): `{"aps":{"content-available":1},"sp":"`.
+    /// No alert and no `mutable-content`: no extension runs and nothing is shown; the app receives it and opens it
+    /// with the same receiver. APNs requires `apns-push-type: background` and priority 5 for it.
+    public static let backgroundPrefix: [UInt8] = Array(#"{"aps":{"content-available":1},"sp":""#.utf8)
+
+    /// Whether a body is a background push body (starts with ``backgroundPrefix``).
+    /// - Parameter body: An APNs body.
+    /// - Returns: True for a background push.
+    public static func isBackground(_ body: [UInt8]) -> Bool { body.starts(with: backgroundPrefix) }
+
     /// The closing bytes after the base64url text: `"}`.
     public static let suffix: [UInt8] = Array("\"}".utf8)
 

@@ -34,7 +34,9 @@ struct APNsProvider: PushProvider {
             deviceToken: token, topic: app.topic, payload: job.body.bytes,
             priority: job.priority == 10 ? .immediate : .powerConsiderate, expiration: job.expiresAt,
             collapseID: DeliveryIdentifiers.collapseID(notificationID: job.notificationID, collapseID: job.collapseID),
-            apnsID: DeliveryIdentifiers.apnsID(notificationID: job.notificationID, deviceID: job.deviceID))
+            apnsID: DeliveryIdentifiers.apnsID(notificationID: job.notificationID, deviceID: job.deviceID),
+            // A control message sent as a background push (control-v1 §2.3) says so by its body's shape.
+            pushType: APNsPayload.isBackground(job.body.bytes) ? .background : .alert)
         let report = await client.send(notification)
         let result: ProviderDelivery.Result
         switch report.result {

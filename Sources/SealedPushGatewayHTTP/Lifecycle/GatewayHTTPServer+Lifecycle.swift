@@ -7,9 +7,10 @@ import SealedPushGateway
 /// The notification lifecycle (`Specs/control-v1.md`, issue 20 §3): withdraw, update and badge, each sealed per
 /// device like any content, and the receipts devices seal back.
 extension GatewayHTTPServer {
-    /// `DELETE …/notifications/{id}`: jobs not yet sent end `withdrawn`; the devices that got it (or may have: a
-    /// worker held the job) get a sealed `remove` of its notification id. Idempotent: a repeat withdraws nothing
-    /// more and answers the same removal (its idempotency key is the notification's).
+    /// `DELETE …/notifications/{id}[?carrier=background]`: jobs not yet sent end `withdrawn`; the devices that got it
+    /// (or may have: a worker held the job) get a sealed `remove` of its notification id, as an alert push or (with
+    /// `carrier=background`) a background push at priority 5. Idempotent: a repeat withdraws nothing more and
+    /// answers the same removal (its idempotency key is the notification's).
     func withdrawNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         let id = try notificationID(context)
@@ -17,6 +18,8 @@ extension GatewayHTTPServer {
             metrics.recordRateLimited(appID: appID, limit: "sends")
             throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
         }
+        let background = try Carrier.isBackground(
+            request.uri.queryParameters.get("carrier").map { String($0) }, field: "query:carrier")
         let now = clock()
         guard let withdrawal = try await calls.run("withdraw", { try await $0.withdraw(appID: appID, notificationID: id, now: now) })
         else { throw GatewayAPIError.notFound("no such notification in this app") }
@@ -26,11 +29,13 @@ extension GatewayHTTPServer {
         if !withdrawal.reachedDevices.isEmpty {
             let content = NotificationContent(control: try NotificationControl.remove(ids: [idText]))
             let send = SendRequest(
-                devices: withdrawal.reachedDevices, users: [], content: content, ttl: SendRequest.defaultTTL, priority: 10)
-            // A space never appears in a client's Idempotency-Key: this key is the gateway's own.
+                devices: withdrawal.reachedDevices, users: [], content: content, ttl: SendRequest.defaultTTL,
+                priority: background ? 5 : 10)
+            // A space never appears in a client's Idempotency-Key: this key is the gateway's own (the first call's
+            // carrier stays the removal's).
             removal = try await fanOut.send(
                 appID: appID, request: send, idempotencyKey: "sealedpush withdraw \(idText)", requestDigest: nil,
-                stampID: false, skipMissingDevices: true)
+                stampID: false, skipMissingDevices: true, background: background)
         }
         return try JSONResponse.make(
             .ok,
@@ -97,7 +102,8 @@ extension GatewayHTTPServer {
         }
         guard
             let accepted = try await fanOut.send(
-                appID: appID, request: send, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false)
+                appID: appID, request: send, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false,
+                background: badge.background)
         else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
         return try self.accepted(accepted, appID: appID)
     }

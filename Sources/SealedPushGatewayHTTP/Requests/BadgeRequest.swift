@@ -13,6 +13,8 @@ struct BadgeRequest {
     var ttl: Int
     /// `apns-priority`.
     var priority: Int
+    /// Sent to iPhones as a background push (`"carrier": "background"`, priority 5) instead of an alert push.
+    var background: Bool
 
     /// Parses and validates a body.
     /// - Parameter body: The request body.
@@ -20,7 +22,7 @@ struct BadgeRequest {
     ///   out of range.
     init(body: [UInt8]) throws {
         let fields = try JSONFields(body: body)
-        try fields.rejectUnknown(["devices", "users", "count", "ttl", "priority"])
+        try fields.rejectUnknown(["devices", "users", "count", "ttl", "priority", "carrier"])
         devices = try SendRequest.identifiers(fields.array("devices"), name: "devices", kind: "device")
         users = try SendRequest.identifiers(fields.array("users"), name: "users", kind: "user")
         guard !devices.isEmpty || !users.isEmpty else {
@@ -34,9 +36,15 @@ struct BadgeRequest {
         guard (1...SendRequest.maxTTL).contains(ttl) else {
             throw GatewayAPIError.invalid("ttl must be 1 to \(SendRequest.maxTTL) seconds (28 days)", field: "ttl")
         }
-        priority = try fields.integer("priority") ?? 10
+        background = try Carrier.isBackground(fields.string("carrier"), field: "carrier")
+        priority = try fields.integer("priority") ?? (background ? 5 : 10)
         guard [1, 5, 10].contains(priority) else {
             throw GatewayAPIError.invalid("priority must be 1, 5 or 10", field: "priority")
+        }
+        guard !background || priority != 10 else {
+            throw GatewayAPIError.invalid(
+                "a background push goes at priority 5 or 1 (APNs refuses 10 for content-available alone)",
+                field: "priority")
         }
     }
 }

@@ -34,9 +34,11 @@ struct NotificationFanOut: Sendable {
     ///     update and the control messages set theirs themselves).
     ///   - skipMissingDevices: Leave out named devices the app no longer has, instead of refusing (the gateway's
     ///     own follow-ups to earlier sends); nil is answered when none is left.
+    ///   - background: Carry it to iPhones as a background push (`Specs/control-v1.md` §2.3: a control message
+    ///     that shows nothing; the caller sets priority 5); FCM devices get their data message as always.
     func send(
         appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?, id: UUID = UUID(),
-        stampID: Bool = true, skipMissingDevices: Bool = false
+        stampID: Bool = true, skipMissingDevices: Bool = false, background: Bool = false
     ) async throws -> Accepted? {
         if let idempotencyKey,
             let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
@@ -137,6 +139,8 @@ struct NotificationFanOut: Sendable {
                 elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
             let body: SealedBody
             switch device.address.platform {
+            case .apns where background:
+                body = try SealedBody(apnsBody: APNsPayload.encode(prefix: APNsPayload.backgroundPrefix, envelope: sealed.envelope))
             case .apns: body = try SealedBody(apnsBody: sealed.payload)
             case .fcm: body = try SealedBody(fcmEnvelopeText: Base64URL.encode(sealed.envelope))
             }

@@ -301,6 +301,64 @@ struct LifecycleEndToEndTests {
         try await gateway.stop()
     }
 
+    @Test("control messages as background pushes: no alert, priority 5, the app applies them itself", arguments: Backend.available)
+    func backgroundCarrier(_ backend: Backend) async throws {
+        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
+        let phone = try await Phone(0, gateway: gateway)
+        defer { phone.remove() }
+        let client = gateway.nodes[0].client
+        let app = "/v1/apps/\(LoopbackGateway.appID)"
+        // What the app does in didReceiveRemoteNotification: the same receiver, then the control applied.
+        let receiver = try SealedPushReceiver(
+            directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+        let controls = ControlConfiguration(center: phone.center)
+        func applyInApp(_ push: RecordedNotification) async throws -> NotificationControl.Kind? {
+            let opened = try receiver.open(body: push.body)
+            guard let control = opened.content.control else { return nil }
+            try await controls.apply(control, requestIdentifier: nil)
+            return control.kind
+        }
+        do {
+            let refused = try await client.send(
+                "POST", "\(app)/badge", key: gateway.key,
+                json: ["devices": [phone.id], "count": 2, "carrier": "background", "priority": 10])
+            #expect(refused.status == 422 && refused.json["field"] as? String == "priority")
+            #expect(try await client.send(
+                "POST", "\(app)/badge", key: gateway.key, json: ["devices": [phone.id], "count": 2, "carrier": "pigeon"]
+            ).json["field"] as? String == "carrier")
+
+            let badge = try await client.send(
+                "POST", "\(app)/badge", key: gateway.key, json: ["devices": [phone.id], "count": 9, "carrier": "background"])
+            #expect(badge.status == 202)
+            let badgePush = try await Self.pushes(gateway, phone.token, count: 1)[0]
+            #expect(badgePush.pushType == "background" && badgePush.priority == 5)
+            #expect(badgePush.body.starts(with: Array(#"{"aps":{"content-available":1},"sp":""#.utf8)))
+            #expect(!badgePush.body.contains(bytes: Array("alert".utf8)))
+            #expect(try await applyInApp(badgePush) == .badge)
+            #expect(phone.center.badge == 9)
+
+            // A notification shown as an alert, then withdrawn with a background remove.
+            let sent = try await client.send(
+                "POST", "\(app)/notifications", key: gateway.key, json: ["devices": [phone.id], "content": ["body": "hi"]])
+            let id = try #require(sent.json["id"] as? String)
+            let shownPush = try await Self.pushes(gateway, phone.token, count: 2)[1]
+            #expect(shownPush.pushType == "alert" && shownPush.priority == 10)
+            _ = await phone.receive(shownPush)
+            #expect(phone.center.delivered.count == 1)
+            let withdrawn = try await client.send(
+                "DELETE", "\(app)/notifications/\(id)", key: gateway.key, query: [URLQueryItem(name: "carrier", value: "background")])
+            #expect(withdrawn.status == 200)
+            let removePush = try await Self.pushes(gateway, phone.token, count: 3)[2]
+            #expect(removePush.pushType == "background" && removePush.priority == 5)
+            #expect(try await applyInApp(removePush) == .remove)
+            #expect(phone.center.delivered.isEmpty)
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+
     @Test("a withdrawal racing delivery: the job in flight gets a remove, the queued ones are never sent", arguments: Backend.available)
     func withdrawRacingDelivery(_ backend: Backend) async throws {
         // One send at a time, the first one answered after 2 s: the others wait in the queue meanwhile.

@@ -38,9 +38,14 @@ struct HTTPTestClient {
 
     func send(
         _ method: String, _ path: String, key: String? = nil, json: Any? = nil, body: Data? = nil,
-        stream: Data? = nil, headers: [String: String] = [:]
+        stream: Data? = nil, headers: [String: String] = [:], query: [URLQueryItem] = []
     ) async throws -> HTTPExchange {
-        var request = URLRequest(url: base.appendingPathComponent(path))
+        var url = base.appendingPathComponent(path)
+        if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = query
+            url = components.url ?? url
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
         if let json {
