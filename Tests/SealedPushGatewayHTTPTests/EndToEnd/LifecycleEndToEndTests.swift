@@ -359,6 +359,59 @@ struct LifecycleEndToEndTests {
         try await gateway.stop()
     }
 
+    @Test("an update of a notification that fell back replaces the placeholder with the content", arguments: Backend.available)
+    func updateAfterFallback(_ backend: Backend) async throws {
+        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
+        let phone = try await Phone(0, gateway: gateway)
+        defer { phone.remove() }
+        let client = gateway.nodes[0].client
+        let app = "/v1/apps/\(LoopbackGateway.appID)"
+        // The phone's keys in a store that is locked at first (before the first unlock after a reboot).
+        let keys = InMemoryKeyStore(keyRing: try FileKeyStore(directory: phone.directory, access: .readOnly).loadKeyRing())
+        keys.setAvailable(false)
+        let center = InMemoryNotificationCenter()
+        let placeholder = Placeholder.localized(key: "FALLBACK")
+        let step = NotificationServiceStep(
+            receiver: try SealedPushReceiver(
+                keyStore: keys.readOnlyView(), replayGuard: InMemoryReplayGuard(),
+                serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic),
+            configuration: .init(fallbackPlaceholder: placeholder, controls: ControlConfiguration(center: center)))
+        func receive(_ push: RecordedNotification) async -> NotificationDelivery {
+            let identifier = push.collapseID ?? push.apnsID
+            let delivery = await withCheckedContinuation { continuation in
+                step.didReceive(NotificationRequest(body: push.body, identifier: identifier)) { continuation.resume(returning: $0) }
+            }
+            // What iOS shows under the request's identifier (its collapse id): the content, or the placeholder.
+            var id: String?
+            if case .decrypted(let content) = delivery.content { id = content.notificationID }
+            center.add(DeliveredNotification(requestIdentifier: identifier, notificationID: id))
+            return delivery
+        }
+        do {
+            let sent = try await client.send(
+                "POST", "\(app)/notifications", key: gateway.key, json: ["devices": [phone.id], "content": ["body": "v1"]])
+            let id = try #require(sent.json["id"] as? String)
+            let first = await receive(try await Self.pushes(gateway, phone.token, count: 1)[0])
+            #expect(first.outcome == .fallback(.keysUnavailable) && first.content == .placeholder(placeholder))
+            #expect(center.delivered == [DeliveredNotification(requestIdentifier: id)])
+
+            keys.setAvailable(true)  // unlocked
+            let updated = try await client.send(
+                "POST", "\(app)/notifications/\(id)/update", key: gateway.key, json: ["content": ["body": "v2"]])
+            #expect(updated.status == 202)
+            let update = try await Self.pushes(gateway, phone.token, count: 2)[1]
+            #expect(update.collapseID == id)
+            let second = await receive(update)
+            #expect(second.content == .decrypted(NotificationContent(body: "v2", notificationID: id)))
+            // One notification on screen, under the same request: the content in place of the placeholder.
+            #expect(center.delivered == [DeliveredNotification(requestIdentifier: id, notificationID: id)])
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+
     @Test("a withdrawal racing delivery: the job in flight gets a remove, the queued ones are never sent", arguments: Backend.available)
     func withdrawRacingDelivery(_ backend: Backend) async throws {
         // One send at a time, the first one answered after 2 s: the others wait in the queue meanwhile.
