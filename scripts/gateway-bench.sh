@@ -9,6 +9,9 @@
 #
 #   bash scripts/gateway-bench.sh [PLATFORM] [STORE] [COUNT]
 #
+# RECEIPTS=1 adds a second round of COUNT deliveries while a receipt about every delivery of the first round is
+# posted (issue 20 §3: the receipt path's share of delivered/s at full load).
+#
 # PLATFORM: fcm (default) or apns. STORE: sqlite (default) or postgres (a new database on the server
 # SEALEDPUSH_TEST_POSTGRES_URL names, e.g. after `eval "$(bash scripts/postgres-test.sh start)"`; dropped at the
 # end). COUNT: deliveries, a multiple of 1,000 (default 20000). BINDIR=... uses binaries built elsewhere instead of
@@ -66,6 +69,13 @@ cd "$work"
 "$G" init --dir gw --app-id bench --topic com.example.bench --team-id BENCHTEAM1 --key-id BENCHKEY01 \
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
+# The 1,000 devices share one key ring: lift the per-device-key receipt limit (1/s by default) for the receipt round.
+python3 - gw/gateway.json <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000}
+json.dump(config, open(sys.argv[1], "w"))
+PY
 fcm_token() { printf 'bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1"; }
 if [ "$platform" = apns ]; then
     "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
@@ -134,6 +144,53 @@ while (( done_count < count )); do
 done
 finish=$(date +%s.%N)
 cpu_after=$(cpu_seconds)
+
+receipt_figures=""
+if [ "${RECEIPTS:-0}" = 1 ]; then
+    # Issue 20 §3: the same load again while the devices post a `decrypted` receipt about every delivery of the
+    # first round (sealed by the shared key ring, posted by 4 keep-alive connections as fast as the gateway takes
+    # them): one receipt per delivery, at full load.
+    if [ "$store" = sqlite ]; then
+        python3 -c 'import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT message_id FROM jobs WHERE message_id IS NOT NULL")]' \
+            gw/gateway.sqlite >ids.txt
+    else
+        psql -At "$database" -c "SELECT message_id FROM jobs WHERE message_id IS NOT NULL" >ids.txt
+    fi
+    server_public=$(sed -n 's/.*devices pin \(SPK1:[^)]*\)).*/\1/p' init.out)
+    "$S" seal-receipts --keyring phone --server-public "$server_public" --topic com.example.bench \
+        --message-ids ids.txt --out receipts.bin 2>seal.err
+    echo "==> gateway again, with $(wc -l <ids.txt) receipts posted meanwhile" >&2
+    cat >post_receipts.py <<'PY'
+import http.client, sys, threading, time, urllib.parse
+url, path, threads = urllib.parse.urlparse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+data = open(path, "rb").read()
+receipts = [data[i:i + 354] for i in range(0, len(data), 354)]
+statuses, lock = {}, threading.Lock()
+def worker(part):
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    for receipt in part:
+        connection.request("POST", url.path, body=receipt, headers={"Content-Type": "application/octet-stream"})
+        response = connection.getresponse(); response.read()
+        with lock: statuses[response.status] = statuses.get(response.status, 0) + 1
+begin = time.time()
+workers = [threading.Thread(target=worker, args=(receipts[i::threads],)) for i in range(threads)]
+[w.start() for w in workers]; [w.join() for w in workers]
+print(f"{len(receipts)} {time.time() - begin:.3f} {statuses}")
+PY
+    cpu_receipts_before=$(cpu_seconds)
+    receipts_begin=$(date +%s.%N)
+    python3 post_receipts.py "$api/receipts" receipts.bin 4 >receipts.out &
+    poster=$!
+    seq 1 "$requests" | xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
+        -H "Authorization: Bearer $key" -H 'Content-Type: application/json' --data-binary @send.json
+    while (( $(sent) < 2 * count )); do sleep 0.1; done
+    receipts_deliveries_done=$(date +%s.%N)
+    wait "$poster"
+    receipts_finish=$(date +%s.%N)
+    cpu_receipts_after=$(cpu_seconds)
+    receipt_figures="$receipts_begin $receipts_deliveries_done $receipts_finish $cpu_receipts_before $cpu_receipts_after"
+    cat receipts.out >&2
+fi
 kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 
 echo "==> bare client: $count sealed afresh, 128 in flight" >&2
@@ -153,7 +210,7 @@ bare_finish=$(date +%s.%N)
 tail -1 bare.out >&2
 
 python3 - "$platform" "$store" "$count" "$begin" "$accepted_at" "$finish" "$bare_begin" "$bare_finish" \
-    "$cpu_before" "$cpu_after" <<'PY'
+    "$cpu_before" "$cpu_after" "$(cat receipts.out 2>/dev/null || true)" $receipt_figures <<'PY'
 import sys
 platform, store, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 begin, accepted, finish, bare_begin, bare_finish, cpu0, cpu1 = map(float, sys.argv[4:11])
@@ -167,4 +224,17 @@ print(f"| gateway (serve, {store}) | {gateway:,.0f} | {accepted - begin:.1f} s |
 print(f"| bare {'sealed-push send' if platform == 'apns' else 'sealed-push fcm-send'} | {bare:,.0f} | | |")
 verdict = "PASS" if gateway / bare >= target else "below"
 print(f"\nratio gateway / bare client: {gateway / bare:.2f}x (target >= {target}x: {verdict})")
+if len(sys.argv) >= 17:
+    summary = sys.argv[11].split()
+    posted, post_seconds = int(summary[0]), float(summary[1])
+    statuses = " ".join(summary[2:])
+    r_begin, r_delivered, r_finish, r_cpu0, r_cpu1 = map(float, sys.argv[12:17])
+    with_receipts = count / (r_delivered - r_begin)
+    print(f"\nwith receipts: the same {count} deliveries while {posted:,} receipts were posted ({statuses})\n")
+    print("| round | deliveries/s | receipts/s | gateway CPU ms per delivery |")
+    print("|---|---:|---:|---:|")
+    print(f"| deliveries alone | {gateway:,.0f} | | {(cpu1 - cpu0) * 1000 / count:.3f} |")
+    print(f"| deliveries + receipts | {with_receipts:,.0f} | {posted / post_seconds:,.0f} | {(r_cpu1 - r_cpu0) * 1000 / count:.3f} (receipts' share included) |")
+    cost = 1 - with_receipts / gateway
+    print(f"\nthe receipt path takes {cost * 100:.1f} % of delivered/s (target <= 10 %: {'PASS' if cost <= 0.10 else 'above'})")
 PY

@@ -8,7 +8,7 @@ struct SealedPushCommand: AsyncParsableCommand {
         subcommands: [
             KeygenCommand.self, SealCommand.self, OpenCommand.self, InspectCommand.self, DeviceCommand.self,
             APNsKeygenCommand.self, EmulatorCommand.self, SendCommand.self, DemoCommand.self, BlobsCommand.self,
-            FCMEmulatorCommand.self, FCMSendCommand.self, ReceiptCommand.self,
+            FCMEmulatorCommand.self, FCMSendCommand.self, ReceiptCommand.self, SealReceiptsCommand.self,
         ]
     )
 }

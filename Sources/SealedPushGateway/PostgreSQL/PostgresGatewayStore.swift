@@ -794,7 +794,7 @@ public final class PostgresGatewayStore: GatewayStore {
                 connection.query(
                     """
                     \(unescaped: Self.deviceColumns)
-                    WHERE app_id = \(appID) AND key_id = \(keyID) AND unregistered_at IS NULL
+                    WHERE app_id = \(appID) AND key_id = \(keyID) AND unregistered_at IS NULL LIMIT 1
                     """, logger: logger)
             ).first
         }

@@ -654,7 +654,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func device(appID: String, keyID: String) async throws -> StoredDevice? {
         try await read("reading a device by key") { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM devices WHERE app_id = ? AND key_id = ? AND unregistered_at IS NULL",
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND key_id = ? AND unregistered_at IS NULL LIMIT 1",
                 arguments: [appID, keyID]
             ).map(Self.device)
         }
