@@ -413,16 +413,23 @@ public final class PostgresGatewayStore: GatewayStore {
             let reasons = notification.jobs.map { known[$0.deviceID] == true ? "DeviceUnregistered" : "" }
             let messageIDs = notification.jobs.map { $0.messageID ?? "" }
             let keyIDs = notification.jobs.map { $0.keyID ?? "" }
+            // One statement: the jobs, then each one's message and key id (a receipt finds its job by them).
             try await connection.query(
                 """
-                INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                  failure_reason, updated_at, message_id, key_id)
-                SELECT \(notification.id), \(notification.appID), job.device_id, job.sealed_body, job.state,
-                       \(created), NULLIF(job.reason, ''), \(created), NULLIF(job.message_id, ''),
-                       NULLIF(job.key_id, '')
-                FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[],
-                            \(messageIDs)::text[], \(keyIDs)::text[])
-                    AS job(device_id, sealed_body, state, reason, message_id, key_id)
+                WITH inserted AS (
+                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                      failure_reason, updated_at)
+                    SELECT \(notification.id), \(notification.appID), job.device_id, job.sealed_body, job.state,
+                           \(created), NULLIF(job.reason, ''), \(created)
+                    FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[])
+                        AS job(device_id, sealed_body, state, reason)
+                    RETURNING id, device_id)
+                INSERT INTO job_messages (job_id, app_id, message_id, key_id)
+                SELECT inserted.id, \(notification.appID), m.message_id, m.key_id
+                FROM inserted
+                JOIN unnest(\(devices)::text[], \(messageIDs)::text[], \(keyIDs)::text[]) AS m(device_id, message_id, key_id)
+                    ON m.device_id = inserted.device_id
+                WHERE m.message_id <> '' AND m.key_id <> ''
                 """, logger: logger)
             return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
         }
@@ -804,9 +811,10 @@ public final class PostgresGatewayStore: GatewayStore {
         try await transaction("recording a receipt") { connection, logger in
             let jobs = try await connection.query(
                 """
-                SELECT id, notification_id, device_id, receipt_outcome IS NULL FROM jobs
-                WHERE app_id = \(receipt.appID) AND message_id = \(receipt.messageID) AND key_id = \(receipt.keyID)
-                FOR UPDATE
+                SELECT j.id, j.notification_id, j.device_id, j.receipt_outcome IS NULL
+                FROM job_messages m JOIN jobs j ON j.id = m.job_id
+                WHERE m.app_id = \(receipt.appID) AND m.message_id = \(receipt.messageID) AND m.key_id = \(receipt.keyID)
+                FOR UPDATE OF j
                 """, logger: logger)
             var found: (Int64, UUID, String, Bool)?
             for try await row in jobs.decode((Int64, UUID, String, Bool).self) { found = row }

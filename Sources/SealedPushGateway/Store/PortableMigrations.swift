@@ -92,12 +92,20 @@ enum PortableMigrations {
     /// Version 7 (issue 20, lifecycle and receipts), the statements both stores share; each store first lets
     /// `jobs.state` take `withdrawn` and adds the jobs' receipt columns (SQLite rebuilds the table for its CHECK).
     /// - `notifications.withdrawn_at`: when the sender withdrew it.
-    /// - `jobs_message`: a receipt finds its job by message id.
+    /// - `job_messages`: each job's envelope message id and the device key it was sealed to, so a receipt finds its
+    ///   job. A table of its own, written once at enqueue: as an index on `jobs` the message id was rewritten by
+    ///   every claim and finish (neither can be a heap-only update), and PostgreSQL's delivery fell from 0.42× to
+    ///   0.17× of the bare client.
     /// - `devices_key`: a receipt finds its device by the key id that sealed it.
     /// - `receipts`: the ids of receipts opened, until their expiry (a receipt opens once).
     static let lifecycleAndReceipts: [String] = [
         "ALTER TABLE notifications ADD COLUMN withdrawn_at BIGINT",
-        "CREATE INDEX jobs_message ON jobs (app_id, message_id) WHERE message_id IS NOT NULL",
+        """
+        CREATE TABLE job_messages (
+            job_id BIGINT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE, app_id TEXT NOT NULL,
+            message_id TEXT NOT NULL, key_id TEXT NOT NULL)
+        """,
+        "CREATE UNIQUE INDEX job_messages_message ON job_messages (app_id, message_id)",
         "CREATE INDEX devices_key ON devices (app_id, key_id)",
         """
         CREATE TABLE receipts (
@@ -107,11 +115,10 @@ enum PortableMigrations {
         "CREATE INDEX receipts_expiry ON receipts (expires_at)",
     ]
 
-    /// The job columns version 7 adds (both stores): the envelope's message id and the device key it was sealed
-    /// to, and the first receipt's fields.
+    /// The job columns version 7 adds (both stores): the first receipt's fields.
     static let jobReceiptColumns: [(name: String, type: String)] = [
-        ("message_id", "TEXT"), ("key_id", "TEXT"), ("receipt_outcome", "TEXT"), ("receipt_reason", "TEXT"),
-        ("receipt_delivered", "INTEGER"), ("receipt_failed", "INTEGER"), ("receipt_device_time", "BIGINT"),
-        ("receipt_at", "BIGINT"), ("receipt_count", "INTEGER NOT NULL DEFAULT 0"),
+        ("receipt_outcome", "TEXT"), ("receipt_reason", "TEXT"), ("receipt_delivered", "INTEGER"),
+        ("receipt_failed", "INTEGER"), ("receipt_device_time", "BIGINT"), ("receipt_at", "BIGINT"),
+        ("receipt_count", "INTEGER NOT NULL DEFAULT 0"),
     ]
 }

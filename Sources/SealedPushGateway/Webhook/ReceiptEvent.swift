@@ -59,15 +59,11 @@ public struct ReceiptEvent: WebhookEvent, Hashable {
             var deviceTime: String
             var receivedAt: String
         }
-        var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
-        let body = Body(
-            type: Self.type, appId: appID, notificationId: notificationID.uuidString.lowercased(), deviceId: deviceID,
-            outcome: outcome, reason: reason, attachmentsDelivered: attachmentsDelivered,
-            attachmentsFailed: attachmentsFailed, deviceTime: deviceTime.formatted(formatter),
-            receivedAt: receivedAt.formatted(formatter))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return Array((try? encoder.encode(body)) ?? Data())
+        return Self.json(
+            Body(
+                type: Self.type, appId: appID, notificationId: notificationID.uuidString.lowercased(), deviceId: deviceID,
+                outcome: outcome, reason: reason, attachmentsDelivered: attachmentsDelivered,
+                attachmentsFailed: attachmentsFailed, deviceTime: Self.timestamp(deviceTime),
+                receivedAt: Self.timestamp(receivedAt)))
     }
 }

@@ -33,14 +33,9 @@ public struct UnregisteredDeviceEvent: WebhookEvent, Hashable {
             var reason: String
             var unregisteredAt: String
         }
-        var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
-        let body = Body(
-            type: UnregisteredWebhookConfiguration.eventType, appId: appID, deviceId: deviceID, reason: reason,
-            unregisteredAt: unregisteredAt.formatted(formatter))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // Encoding five strings cannot fail.
-        return Array((try? encoder.encode(body)) ?? Data())
+        return Self.json(
+            Body(
+                type: UnregisteredWebhookConfiguration.eventType, appId: appID, deviceId: deviceID, reason: reason,
+                unregisteredAt: Self.timestamp(unregisteredAt)))
     }
 }

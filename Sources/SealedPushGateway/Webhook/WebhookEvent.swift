@@ -1,3 +1,5 @@
+import Foundation
+
 /// An event the gateway's webhook (``UnregisteredWebhook``) posts to the backend, signed: its type goes in the
 /// `SealedPush-Event` header, its JSON in the body. Events carry ids and outcomes, never content, sealed bodies,
 /// device tokens or keys.
@@ -10,4 +12,20 @@ public protocol WebhookEvent: Sendable {
     var deviceID: String { get }
     /// The JSON body (UTF-8).
     var jsonBody: [UInt8] { get }
+}
+
+extension WebhookEvent {
+    /// An event time as the webhook writes it: ISO 8601 in UTC, whole seconds (`2026-11-23T12:00:00Z`).
+    static func timestamp(_ date: Date) -> String {
+        var formatter = Date.ISO8601FormatStyle()
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        return date.formatted(formatter)
+    }
+
+    /// A body's JSON, members sorted, slashes unescaped (encoding strings and integers cannot fail).
+    static func json(_ body: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return Array((try? encoder.encode(body)) ?? Data())
+    }
 }

@@ -20,12 +20,25 @@ struct ReceiptIntake: Sendable {
     let clock: @Sendable () -> Date
     /// Forwards each job's first receipt to the backend, signed (the gateway's webhook), if configured.
     let webhook: UnregisteredWebhook?
+    /// Apps and device keys of recent receipts.
+    let senders = ReceiptSenders()
 
     /// The one answer of every receipt that does not count.
     static let refused = GatewayAPIError(
         .unprocessableContent, "receiptRefused",
         "the receipt was refused: it must be a new receipt, sealed by a device key registered in this app, about a "
             + "notification this gateway sent to that key (Specs/control-v1.md §4)")
+
+    /// The app and the registered device of this key id: from ``senders`` while fresh, else from the store.
+    private func sender(appID: String, keyID: String) async throws -> ReceiptSenders.Sender? {
+        if let sender = senders.sender(appID: appID, keyID: keyID) { return sender }
+        guard let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
+            let app = try await calls.run("app", { try await $0.app(id: appID) })
+        else { return nil }
+        let sender = ReceiptSenders.Sender(app: app, device: device)
+        senders.keep(sender, appID: appID, keyID: keyID)
+        return sender
+    }
 
     /// Opens and records one receipt.
     /// - Parameters:
@@ -44,13 +57,11 @@ struct ReceiptIntake: Sendable {
                 field: "body")
         }
         let keyID = header.senderKeyID.hex
-        guard Identifier.isValid(appID),
-            let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
-            let app = try await calls.run("app", { try await $0.app(id: appID) })
-        else {
+        guard Identifier.isValid(appID), let sender = try await sender(appID: appID, keyID: keyID) else {
             metrics.recordReceiptRefused(cause: "unknownSender")
             throw Self.refused
         }
+        let (app, device) = (sender.app, sender.device)
         if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
             metrics.recordReceiptRefused(cause: "rateLimited")
             var error = GatewayAPIError(

@@ -73,6 +73,27 @@ struct LifecycleEndToEndTests {
         func remove() { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// Runs `body` against a one-node gateway on `backend` (the emulator keeping 10 pushes per token), then stops it,
+    /// also when `body` throws.
+    static func withGateway(
+        _ backend: Backend, nodes: Int = 1, emulator: (inout APNsEmulatorConfiguration) -> Void = { _ in },
+        delivery: (inout DeliveryConfiguration) -> Void = { _ in }, _ body: (LoopbackGateway) async throws -> Void
+    ) async throws {
+        let gateway = try await LoopbackGateway.start(
+            backend, nodes: nodes,
+            emulator: {
+                $0.recordedNotificationsPerToken = 10
+                emulator(&$0)
+            }, delivery: delivery)
+        do {
+            try await body(gateway)
+        } catch {
+            try? await gateway.stop()
+            throw error
+        }
+        try await gateway.stop()
+    }
+
     /// The pushes the emulator accepted for a token, once there are `count`.
     static func pushes(_ gateway: LoopbackGateway, _ token: String, count: Int) async throws -> [RecordedNotification] {
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
@@ -97,14 +118,12 @@ struct LifecycleEndToEndTests {
         defer { Task { await hooks.stop() } }
         let hook = try UnregisteredWebhookConfiguration(
             url: URL(string: "http://127.0.0.1:\(hooks.port)/events")!, secret: Array("receipts-webhook-secret-32-bytes".utf8))
-        let gateway = try await LoopbackGateway.start(
-            backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 }, delivery: { $0.webhook = hook })
-        let ana = try await Phone(0, gateway: gateway)
-        let ben = try await Phone(1, gateway: gateway)
-        defer { ana.remove(); ben.remove() }
-        let client = gateway.nodes[0].client
-        let app = "/v1/apps/\(LoopbackGateway.appID)"
-        do {
+        try await Self.withGateway(backend, delivery: { $0.webhook = hook }) { gateway in
+            let ana = try await Phone(0, gateway: gateway)
+            let ben = try await Phone(1, gateway: gateway)
+            defer { ana.remove(); ben.remove() }
+            let client = gateway.nodes[0].client
+            let app = "/v1/apps/\(LoopbackGateway.appID)"
             // Send: every delivered notification carries the gateway's id as its notification-id.
             let sent = try await client.send(
                 "POST", "\(app)/notifications", key: gateway.key,
@@ -215,44 +234,39 @@ struct LifecycleEndToEndTests {
                 #expect(!file.bytes.contains(bytes: Array("at noon".utf8)), "content in \(file.name)")
                 #expect(!file.bytes.contains(bytes: Array("at one".utf8)), "content in \(file.name)")
             }
-        } catch {
-            try? await gateway.stop()
-            throw error
         }
-        try await gateway.stop()
     }
 
     @Test("the step posts a receipt after delivering; one it cannot post waits in the queue until a flush", arguments: Backend.available)
     func receiptSender(_ backend: Backend) async throws {
-        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
-        let phone = try await Phone(0, gateway: gateway)
-        defer { phone.remove() }
-        let client = gateway.nodes[0].client
-        let app = "/v1/apps/\(LoopbackGateway.appID)"
-        let queue = phone.directory.appendingPathComponent("receipts")
-        let receiptsURL = URL(string: client.base.absoluteString + "\(app)/receipts")!
-        // Nothing listens on this port: every post fails at once (a phone offline).
-        let nowhere = URL(string: "http://127.0.0.1:\(try LoopbackListener.freePort())\(app)/receipts")!
-        func step(_ url: URL) throws -> NotificationServiceStep {
-            let sender = ReceiptSender(
-                sealer: phone.receipts, transport: URLSessionReceiptTransport(url: url), queueDirectory: queue)
-            let receiver = try SealedPushReceiver(
-                directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
-            return NotificationServiceStep(receiver: receiver, configuration: .init(receipts: sender))
-        }
-        func receipt(of id: String) async throws -> [String: Any]? {
-            let status = try await client.send("GET", "\(app)/notifications/\(id)", key: gateway.key).json
-            return (status["devices"] as? [[String: Any]])?.first?["receipt"] as? [String: Any]
-        }
-        func awaitReceipt(of id: String) async throws -> [String: Any] {
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while ContinuousClock.now < deadline {
-                if let receipt = try await receipt(of: id) { return receipt }
-                try await Task.sleep(for: .milliseconds(20))
+        try await Self.withGateway(backend) { gateway in
+            let phone = try await Phone(0, gateway: gateway)
+            defer { phone.remove() }
+            let client = gateway.nodes[0].client
+            let app = "/v1/apps/\(LoopbackGateway.appID)"
+            let queue = phone.directory.appendingPathComponent("receipts")
+            let receiptsURL = URL(string: client.base.absoluteString + "\(app)/receipts")!
+            // Nothing listens on this port: every post fails at once (a phone offline).
+            let nowhere = URL(string: "http://127.0.0.1:\(try LoopbackListener.freePort())\(app)/receipts")!
+            func step(_ url: URL) throws -> NotificationServiceStep {
+                let sender = ReceiptSender(
+                    sealer: phone.receipts, transport: URLSessionReceiptTransport(url: url), queueDirectory: queue)
+                let receiver = try SealedPushReceiver(
+                    directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+                return NotificationServiceStep(receiver: receiver, configuration: .init(receipts: sender))
             }
-            throw TestFailure("no receipt arrived within 10 s")
-        }
-        do {
+            func receipt(of id: String) async throws -> [String: Any]? {
+                let status = try await client.send("GET", "\(app)/notifications/\(id)", key: gateway.key).json
+                return (status["devices"] as? [[String: Any]])?.first?["receipt"] as? [String: Any]
+            }
+            func awaitReceipt(of id: String) async throws -> [String: Any] {
+                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                while ContinuousClock.now < deadline {
+                    if let receipt = try await receipt(of: id) { return receipt }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                throw TestFailure("no receipt arrived within 10 s")
+            }
             var ids: [String] = []
             for text in ["one", "two"] {
                 let sent = try await client.send(
@@ -294,31 +308,26 @@ struct LifecycleEndToEndTests {
             #expect(sender.queuedCount == 0)
             #expect(try await awaitReceipt(of: ids[1])["outcome"] as? String == "decrypted")
             #expect(await sender.flush(deadline: ContinuousClock.now.advanced(by: .seconds(10))) == 0)
-        } catch {
-            try? await gateway.stop()
-            throw error
         }
-        try await gateway.stop()
     }
 
     @Test("control messages as background pushes: no alert, priority 5, the app applies them itself", arguments: Backend.available)
     func backgroundCarrier(_ backend: Backend) async throws {
-        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
-        let phone = try await Phone(0, gateway: gateway)
-        defer { phone.remove() }
-        let client = gateway.nodes[0].client
-        let app = "/v1/apps/\(LoopbackGateway.appID)"
-        // What the app does in didReceiveRemoteNotification: the same receiver, then the control applied.
-        let receiver = try SealedPushReceiver(
-            directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
-        let controls = ControlConfiguration(center: phone.center)
-        func applyInApp(_ push: RecordedNotification) async throws -> NotificationControl.Kind? {
-            let opened = try receiver.open(body: push.body)
-            guard let control = opened.content.control else { return nil }
-            try await controls.apply(control, requestIdentifier: nil)
-            return control.kind
-        }
-        do {
+        try await Self.withGateway(backend) { gateway in
+            let phone = try await Phone(0, gateway: gateway)
+            defer { phone.remove() }
+            let client = gateway.nodes[0].client
+            let app = "/v1/apps/\(LoopbackGateway.appID)"
+            // What the app does in didReceiveRemoteNotification: the same receiver, then the control applied.
+            let receiver = try SealedPushReceiver(
+                directory: phone.directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+            let controls = ControlConfiguration(center: phone.center)
+            func applyInApp(_ push: RecordedNotification) async throws -> NotificationControl.Kind? {
+                let opened = try receiver.open(body: push.body)
+                guard let control = opened.content.control else { return nil }
+                try await controls.apply(control, requestIdentifier: nil)
+                return control.kind
+            }
             let refused = try await client.send(
                 "POST", "\(app)/badge", key: gateway.key,
                 json: ["devices": [phone.id], "count": 2, "carrier": "background", "priority": 10])
@@ -352,42 +361,37 @@ struct LifecycleEndToEndTests {
             #expect(removePush.pushType == "background" && removePush.priority == 5)
             #expect(try await applyInApp(removePush) == .remove)
             #expect(phone.center.delivered.isEmpty)
-        } catch {
-            try? await gateway.stop()
-            throw error
         }
-        try await gateway.stop()
     }
 
     @Test("an update of a notification that fell back replaces the placeholder with the content", arguments: Backend.available)
     func updateAfterFallback(_ backend: Backend) async throws {
-        let gateway = try await LoopbackGateway.start(backend, nodes: 1, emulator: { $0.recordedNotificationsPerToken = 10 })
-        let phone = try await Phone(0, gateway: gateway)
-        defer { phone.remove() }
-        let client = gateway.nodes[0].client
-        let app = "/v1/apps/\(LoopbackGateway.appID)"
-        // The phone's keys in a store that is locked at first (before the first unlock after a reboot).
-        let keys = InMemoryKeyStore(keyRing: try FileKeyStore(directory: phone.directory, access: .readOnly).loadKeyRing())
-        keys.setAvailable(false)
-        let center = InMemoryNotificationCenter()
-        let placeholder = Placeholder.localized(key: "FALLBACK")
-        let step = NotificationServiceStep(
-            receiver: try SealedPushReceiver(
-                keyStore: keys.readOnlyView(), replayGuard: InMemoryReplayGuard(),
-                serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic),
-            configuration: .init(fallbackPlaceholder: placeholder, controls: ControlConfiguration(center: center)))
-        func receive(_ push: RecordedNotification) async -> NotificationDelivery {
-            let identifier = push.collapseID ?? push.apnsID
-            let delivery = await withCheckedContinuation { continuation in
-                step.didReceive(NotificationRequest(body: push.body, identifier: identifier)) { continuation.resume(returning: $0) }
+        try await Self.withGateway(backend) { gateway in
+            let phone = try await Phone(0, gateway: gateway)
+            defer { phone.remove() }
+            let client = gateway.nodes[0].client
+            let app = "/v1/apps/\(LoopbackGateway.appID)"
+            // The phone's keys in a store that is locked at first (before the first unlock after a reboot).
+            let keys = InMemoryKeyStore(keyRing: try FileKeyStore(directory: phone.directory, access: .readOnly).loadKeyRing())
+            keys.setAvailable(false)
+            let center = InMemoryNotificationCenter()
+            let placeholder = Placeholder.localized(key: "FALLBACK")
+            let step = NotificationServiceStep(
+                receiver: try SealedPushReceiver(
+                    keyStore: keys.readOnlyView(), replayGuard: InMemoryReplayGuard(),
+                    serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic),
+                configuration: .init(fallbackPlaceholder: placeholder, controls: ControlConfiguration(center: center)))
+            func receive(_ push: RecordedNotification) async -> NotificationDelivery {
+                let identifier = push.collapseID ?? push.apnsID
+                let delivery = await withCheckedContinuation { continuation in
+                    step.didReceive(NotificationRequest(body: push.body, identifier: identifier)) { continuation.resume(returning: $0) }
+                }
+                // What iOS shows under the request's identifier (its collapse id): the content, or the placeholder.
+                var id: String?
+                if case .decrypted(let content) = delivery.content { id = content.notificationID }
+                center.add(DeliveredNotification(requestIdentifier: identifier, notificationID: id))
+                return delivery
             }
-            // What iOS shows under the request's identifier (its collapse id): the content, or the placeholder.
-            var id: String?
-            if case .decrypted(let content) = delivery.content { id = content.notificationID }
-            center.add(DeliveredNotification(requestIdentifier: identifier, notificationID: id))
-            return delivery
-        }
-        do {
             let sent = try await client.send(
                 "POST", "\(app)/notifications", key: gateway.key, json: ["devices": [phone.id], "content": ["body": "v1"]])
             let id = try #require(sent.json["id"] as? String)
@@ -405,29 +409,20 @@ struct LifecycleEndToEndTests {
             #expect(second.content == .decrypted(NotificationContent(body: "v2", notificationID: id)))
             // One notification on screen, under the same request: the content in place of the placeholder.
             #expect(center.delivered == [DeliveredNotification(requestIdentifier: id, notificationID: id)])
-        } catch {
-            try? await gateway.stop()
-            throw error
         }
-        try await gateway.stop()
     }
 
     @Test("a withdrawal racing delivery: the job in flight gets a remove, the queued ones are never sent", arguments: Backend.available)
     func withdrawRacingDelivery(_ backend: Backend) async throws {
         // One send at a time, the first one answered after 2 s: the others wait in the queue meanwhile.
-        let gateway = try await LoopbackGateway.start(
-            backend, nodes: 1,
-            emulator: {
-                $0.faults.script = [.slow(milliseconds: 2_000)]
-                $0.recordedNotificationsPerToken = 10
-            },
-            delivery: { $0.maxConcurrentSends = 1 })
-        var phones: [Phone] = []
-        for number in 0..<3 { phones.append(try await Phone(number, gateway: gateway)) }
-        defer { for phone in phones { phone.remove() } }
-        let client = gateway.nodes[0].client
-        let app = "/v1/apps/\(LoopbackGateway.appID)"
-        do {
+        try await Self.withGateway(
+            backend, emulator: { $0.faults.script = [.slow(milliseconds: 2_000)] }, delivery: { $0.maxConcurrentSends = 1 }
+        ) { gateway in
+            var phones: [Phone] = []
+            for number in 0..<3 { phones.append(try await Phone(number, gateway: gateway)) }
+            defer { for phone in phones { phone.remove() } }
+            let client = gateway.nodes[0].client
+            let app = "/v1/apps/\(LoopbackGateway.appID)"
             let sent = try await client.send(
                 "POST", "\(app)/notifications", key: gateway.key,
                 json: ["devices": phones.map(\.id), "content": ["body": "secret plan"]])
@@ -454,10 +449,6 @@ struct LifecycleEndToEndTests {
             #expect(reached.center.delivered.count == 1)
             #expect(await reached.receive(pushes[1]).outcome == .control(.remove))
             #expect(reached.center.delivered.isEmpty)
-        } catch {
-            try? await gateway.stop()
-            throw error
         }
-        try await gateway.stop()
     }
 }
