@@ -116,6 +116,34 @@ enum StoreContract {
         }
     }
 
+    /// Issue 17 §11: keys listed per app (or all), an expired key refused like an unknown one, the last use kept
+    /// only when later than the recorded one.
+    static func apiKeyExpiryListAndLastUse(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, _ in
+            let ci = APIKey.generate(), old = APIKey.generate(), beta = APIKey.generate()
+            try await store.addAPIKey(StoredAPIKey(key: ci, appID: "alpha", label: "ci", createdAt: now))
+            try await store.addAPIKey(
+                StoredAPIKey(
+                    key: old, appID: "alpha", label: "old", createdAt: now.addingTimeInterval(1),
+                    expiresAt: now.addingTimeInterval(60)))
+            try await store.addAPIKey(StoredAPIKey(key: beta, appID: "beta", label: "b", createdAt: now))
+            #expect(try await store.apiKeys(appID: "alpha").map(\.label) == ["ci", "old"])
+            #expect(try await store.apiKeys(appID: nil).map(\.appID) == ["alpha", "alpha", "beta"])
+            #expect(try await store.apiKeys(appID: "nope").isEmpty)
+            #expect(try await store.apiKey(id: old.id)?.expiresAt == now.addingTimeInterval(60))
+
+            #expect(try await store.authenticate(bearer: old.text, now: now.addingTimeInterval(59)) == "alpha")
+            #expect(try await store.authenticate(bearer: old.text, now: now.addingTimeInterval(60)) == nil)
+            #expect(try await store.authenticate(bearer: ci.text, now: now.addingTimeInterval(1e9)) == "alpha")
+
+            #expect(try await store.apiKey(id: ci.id)?.lastUsedAt == nil)
+            try await store.touchAPIKey(id: ci.id, at: now.addingTimeInterval(10))
+            try await store.touchAPIKey(id: ci.id, at: now.addingTimeInterval(5))  // a slower node: kept the later
+            #expect(try await store.apiKey(id: ci.id)?.lastUsedAt == now.addingTimeInterval(10))
+            #expect(try await store.apiKey(id: beta.id)?.lastUsedAt == nil)
+        }
+    }
+
     // MARK: Isolation between apps
 
     static func appsAreIsolated(_ harness: any StoreHarness) async throws {

@@ -16,6 +16,13 @@ public struct StoredAPIKey: Sendable, Hashable {
     public var label: String
     /// When the key was added.
     public var createdAt: Date
+    /// When the key stops working (nil: never); an expired key is refused like an unknown one.
+    public var expiresAt: Date?
+    /// When the key last authenticated a request (recorded at most once a minute per node; nil: never).
+    public var lastUsedAt: Date?
+
+    /// Whether the key is expired at `now`.
+    public func isExpired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }
 
     /// Creates the stored form of a key.
     /// - Parameters:
@@ -23,8 +30,9 @@ public struct StoredAPIKey: Sendable, Hashable {
     ///   - appID: The app it acts for.
     ///   - label: A label for operators.
     ///   - createdAt: When it was added.
-    public init(key: APIKey, appID: String, label: String = "", createdAt: Date = Date()) {
-        self.init(id: key.id, appID: appID, digest: key.digest, label: label, createdAt: createdAt)
+    ///   - expiresAt: When it stops working (nil: never).
+    public init(key: APIKey, appID: String, label: String = "", createdAt: Date = Date(), expiresAt: Date? = nil) {
+        self.init(id: key.id, appID: appID, digest: key.digest, label: label, createdAt: createdAt, expiresAt: expiresAt)
     }
 
     /// Creates a stored key from its parts (as read from the database).
@@ -34,11 +42,18 @@ public struct StoredAPIKey: Sendable, Hashable {
     ///   - digest: SHA-256 of the key text.
     ///   - label: A label for operators.
     ///   - createdAt: When it was added.
-    public init(id: String, appID: String, digest: [UInt8], label: String, createdAt: Date) {
+    ///   - expiresAt: When it stops working (nil: never).
+    ///   - lastUsedAt: When it last authenticated a request.
+    public init(
+        id: String, appID: String, digest: [UInt8], label: String, createdAt: Date, expiresAt: Date? = nil,
+        lastUsedAt: Date? = nil
+    ) {
         self.id = id
         self.appID = appID
         self.digest = digest
         self.label = label
         self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
     }
 }

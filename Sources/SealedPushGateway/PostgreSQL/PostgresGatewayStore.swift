@@ -181,22 +181,57 @@ public final class PostgresGatewayStore: GatewayStore {
             try await Self.requireApp(key.appID, connection, logger)
             try await connection.query(
                 """
-                INSERT INTO api_keys (id, app_id, digest, label, created_at)
-                VALUES (\(key.id), \(key.appID), \(Data(key.digest)), \(key.label), \(Millis.from(key.createdAt)))
+                INSERT INTO api_keys (id, app_id, digest, label, created_at, expires_at)
+                VALUES (\(key.id), \(key.appID), \(Data(key.digest)), \(key.label), \(Millis.from(key.createdAt)),
+                        \(key.expiresAt.map(Millis.from)))
                 """, logger: logger)
         }
     }
 
     public func apiKey(id: String) async throws -> StoredAPIKey? {
         try await run("reading API key \(id)") { connection, logger in
-            let rows = try await connection.query(
-                "SELECT id, app_id, digest, label, created_at FROM api_keys WHERE id = \(id)", logger: logger)
-            for try await (id, appID, digest, label, createdAt) in rows.decode((String, String, Data, String, Int64).self) {
-                return StoredAPIKey(
-                    id: id, appID: appID, digest: [UInt8](digest), label: label, createdAt: Millis.date(createdAt))
-            }
-            return nil
+            try await Self.apiKeys(
+                connection.query("\(unescaped: Self.apiKeyColumns) WHERE id = \(id)", logger: logger)
+            ).first
         }
+    }
+
+    public func apiKeys(appID: String?) async throws -> [StoredAPIKey] {
+        try await run("reading API keys") { connection, logger in
+            try await Self.apiKeys(
+                connection.query(
+                    """
+                    \(unescaped: Self.apiKeyColumns) WHERE \(appID)::text IS NULL OR app_id = \(appID)
+                    ORDER BY app_id, created_at, id
+                    """, logger: logger))
+        }
+    }
+
+    public func touchAPIKey(id: String, at: Date) async throws {
+        let millis = Millis.from(at)
+        try await run("recording an API key's use") { connection, logger in
+            try await connection.query(
+                """
+                UPDATE api_keys SET last_used_at = \(millis)
+                WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < \(millis))
+                """, logger: logger)
+        }
+    }
+
+    private static let apiKeyColumns =
+        "SELECT id, app_id, digest, label, created_at, expires_at, last_used_at FROM api_keys"
+
+    private static func apiKeys(_ rows: PostgresRowSequence) async throws -> [StoredAPIKey] {
+        var keys: [StoredAPIKey] = []
+        for try await (id, appID, digest, label, createdAt, expiresAt, lastUsedAt) in rows.decode(
+            (String, String, Data, String, Int64, Int64?, Int64?).self)
+        {
+            keys.append(
+                StoredAPIKey(
+                    id: id, appID: appID, digest: [UInt8](digest), label: label, createdAt: Millis.date(createdAt),
+                    expiresAt: expiresAt.map(Millis.date), lastUsedAt: lastUsedAt.map(Millis.date)))
+        }
+        return keys
     }
 
     public func removeAPIKey(id: String) async throws -> Bool {

@@ -138,19 +138,45 @@ public final class SQLiteGatewayStore: GatewayStore {
         try await write("adding API key \(key.id)") { db in
             try Self.requireApp(key.appID, db)
             try db.execute(
-                sql: "INSERT INTO api_keys (id, app_id, digest, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [key.id, key.appID, Data(key.digest), key.label, Millis.from(key.createdAt)])
+                sql: "INSERT INTO api_keys (id, app_id, digest, label, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    key.id, key.appID, Data(key.digest), key.label, Millis.from(key.createdAt),
+                    key.expiresAt.map(Millis.from),
+                ])
         }
     }
 
     public func apiKey(id: String) async throws -> StoredAPIKey? {
         try await read("reading API key \(id)") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map { row in
-                StoredAPIKey(
-                    id: row["id"], appID: row["app_id"], digest: [UInt8](row["digest"] as Data), label: row["label"],
-                    createdAt: Millis.date(row["created_at"]))
-            }
+            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(Self.apiKey)
         }
+    }
+
+    public func apiKeys(appID: String?) async throws -> [StoredAPIKey] {
+        try await read("reading API keys") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM api_keys WHERE ? IS NULL OR app_id = ? ORDER BY app_id, created_at, id",
+                arguments: [appID, appID]
+            ).map(Self.apiKey)
+        }
+    }
+
+    public func touchAPIKey(id: String, at: Date) async throws {
+        let millis = Millis.from(at)
+        try await write("recording an API key's use", durable: false) { db in
+            try db.execute(
+                sql: "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                arguments: [millis, id, millis])
+        }
+    }
+
+    private static func apiKey(_ row: Row) -> StoredAPIKey {
+        let expiresAt: Int64? = row["expires_at"]
+        let lastUsedAt: Int64? = row["last_used_at"]
+        return StoredAPIKey(
+            id: row["id"], appID: row["app_id"], digest: [UInt8](row["digest"] as Data), label: row["label"],
+            createdAt: Millis.date(row["created_at"]), expiresAt: expiresAt.map(Millis.date),
+            lastUsedAt: lastUsedAt.map(Millis.date))
     }
 
     public func removeAPIKey(id: String) async throws -> Bool {

@@ -54,6 +54,7 @@ enum SQLiteMigrations {
         Migration(
             version: 7, name: "lifecycle and receipts: withdrawn jobs, message and key ids, receipts",
             statements: rebuildJobsForLifecycle + PortableMigrations.lifecycleAndReceipts),
+        PortableMigrations.apiKeyExpiryAndLastUse,
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

@@ -61,6 +61,12 @@ public protocol GatewayStore: Sendable {
     /// Removes an API key; returns false when there was none.
     func removeAPIKey(id: String) async throws -> Bool
 
+    /// The API keys of an app (nil: of every app), ordered by app and creation time (digests included; never the key).
+    func apiKeys(appID: String?) async throws -> [StoredAPIKey]
+
+    /// Records that a key authenticated a request at `at` (kept only if later than the recorded time).
+    func touchAPIKey(id: String, at: Date) async throws
+
     // MARK: Devices
 
     /// Registers a device or replaces its platform, token, environment and registration: the call that arrives
@@ -243,15 +249,26 @@ extension GatewayStore {
             registration: registration, userID: nil, now: now)
     }
 
-    /// The app a presented bearer key acts for, or nil when the key is unknown or wrong.
+    /// The app a presented bearer key acts for, or nil when the key is unknown, wrong or expired.
+    /// - Parameters:
+    ///   - bearer: The `Authorization: Bearer` token.
+    ///   - now: The time an expiry is checked against.
+    public func authenticate(bearer: String, now: Date = Date()) async throws -> String? {
+        try await authenticatedKey(bearer: bearer, now: now)?.appID
+    }
+
+    /// The stored key a presented bearer key matches, or nil when it is unknown, wrong or expired at `now`.
     ///
     /// The key's public id finds the stored digest; the SHA-256 of the presented text is compared with it in
     /// constant time.
-    /// - Parameter bearer: The `Authorization: Bearer` token.
-    public func authenticate(bearer: String) async throws -> String? {
+    /// - Parameters:
+    ///   - bearer: The `Authorization: Bearer` token.
+    ///   - now: The time an expiry is checked against.
+    public func authenticatedKey(bearer: String, now: Date = Date()) async throws -> StoredAPIKey? {
         guard let presented = APIKey(parsing: bearer), let stored = try await apiKey(id: presented.id) else {
             return nil
         }
-        return APIKey.constantTimeEqual(presented.digest, stored.digest) ? stored.appID : nil
+        guard APIKey.constantTimeEqual(presented.digest, stored.digest), !stored.isExpired(at: now) else { return nil }
+        return stored
     }
 }

@@ -121,4 +121,12 @@ enum PortableMigrations {
         ("receipt_failed", "INTEGER"), ("receipt_device_time", "BIGINT"), ("receipt_at", "BIGINT"),
         ("receipt_count", "INTEGER NOT NULL DEFAULT 0"),
     ]
+
+    /// Version 8 (issue 17 §11, the operator's keys): an API key's optional expiry and when it was last used.
+    static let apiKeyExpiryAndLastUse = Migration(
+        version: 8, name: "API keys: expiry and last use",
+        statements: [
+            "ALTER TABLE api_keys ADD COLUMN expires_at BIGINT",
+            "ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT",
+        ])
 }

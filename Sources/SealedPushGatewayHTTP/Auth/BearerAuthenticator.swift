@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HTTPTypes
 import SealedPushGateway
@@ -5,11 +6,14 @@ import SealedPushGateway
 /// Per-app bearer authentication (`Authorization: Bearer <API key>`).
 ///
 /// The store finds the key by its public id and compares SHA-256 digests in constant time
-/// (`GatewayStore.authenticate(bearer:)`). No key, or a key the gateway does not know, is `401`; a key of another
-/// app is `403` for every path of this app, before anything of this app is read, so the answer is the same
-/// whether or not the device or notification exists.
+/// (`GatewayStore.authenticatedKey(bearer:now:)`). No key, or a key the gateway does not know or that expired, is
+/// `401`; a key of another app is `403` for every path of this app, before anything of this app is read, so the
+/// answer is the same whether or not the device or notification exists. Each key's last use is recorded, at most
+/// once a minute (``APIKeyUses``).
 struct BearerAuthenticator: Sendable {
     let calls: StoreCalls
+    /// Where each key's last use is recorded (at most once a minute).
+    let uses: APIKeyUses
 
     /// Checks that the request carries a key of `appID`.
     /// - Throws: ``GatewayAPIError`` `unauthorized` (401) or `forbidden` (403).
@@ -18,10 +22,11 @@ struct BearerAuthenticator: Sendable {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw GatewayAPIError.unauthorized }
         let token = String(parts[1]).trimmingSpaces()
-        guard let keyApp = try await calls.run("authenticate", { try await $0.authenticate(bearer: token) }) else {
-            throw GatewayAPIError.unauthorized
-        }
-        guard keyApp == appID else { throw GatewayAPIError.forbidden }
+        let now = Date()
+        guard let key = try await calls.run("authenticate", { try await $0.authenticatedKey(bearer: token, now: now) })
+        else { throw GatewayAPIError.unauthorized }
+        guard key.appID == appID else { throw GatewayAPIError.forbidden }
+        uses.record(key.id, now: now, store: calls.store, logger: calls.logger)
     }
 }
 

@@ -30,6 +30,31 @@ struct BearerAuthenticatorTests {
         }
     }
 
+    /// Issue 17 §11: a key past its expiry is refused like an unknown one; a key's use is recorded (once a minute).
+    @Test(arguments: Backend.available)
+    func expiredKeyIs401AndUseIsRecorded(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            try await server.registerDevice("d1")
+            let path = "/v1/apps/app1/devices/d1"
+            let expiring = APIKey.generate(), lasting = APIKey.generate()
+            try await server.store.addAPIKey(
+                StoredAPIKey(key: expiring, appID: "app1", label: "old", createdAt: Date().addingTimeInterval(-120),
+                             expiresAt: Date().addingTimeInterval(-1)))
+            try await server.store.addAPIKey(
+                StoredAPIKey(key: lasting, appID: "app1", label: "new", expiresAt: Date().addingTimeInterval(3_600)))
+            let expired = try await server.client.send("GET", path, key: expiring.text)
+            #expect(expired.status == 401 && expired.json["code"] as? String == "unauthorized")
+            #expect(try await server.client.send("GET", path, key: lasting.text).status == 200)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while try await server.store.apiKey(id: lasting.id)?.lastUsedAt == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let used = try #require(try await server.store.apiKey(id: lasting.id)?.lastUsedAt)
+            #expect(abs(used.timeIntervalSinceNow) < 60)
+            #expect(try await server.store.apiKey(id: expiring.id)?.lastUsedAt == nil)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func otherAppsKeyIs403WithoutRevealingExistence(_ backend: Backend) async throws {
         try await GatewayTestServer.with(backend) { server in

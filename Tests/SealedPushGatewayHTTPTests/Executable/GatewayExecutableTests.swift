@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushServer
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -90,6 +91,63 @@ struct GatewayExecutableTests {
         // A second init into the same directory is refused and leaves the first intact.
         #expect(try Self.run(["init", "--dir", directory.path, "--topic", "t"]).status != 0)
         #expect(try String(contentsOfFile: config, encoding: .utf8) == configText)
+    }
+
+    /// Issue 17 §11 (part): `key create`, `key list` and `key revoke` on the real binary, on each store: the secret
+    /// is printed once (and works), never listed; an expiry and the last use are listed; a revoked key is refused.
+    @Test(arguments: Backend.available)
+    func keyCreateListRevoke(_ backend: Backend) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_keys_") : nil
+        var arguments = [
+            "init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop", "--team-id", "TEAM123456",
+            "--key-id", "KEY1234567",
+        ]
+        if let postgres { arguments += ["--database", postgres.url] }
+        let initialized = try Self.run(arguments)
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        let config = directory.appendingPathComponent("gateway.json").path
+        let store: any GatewayStore =
+            if let postgres { try PostgresGatewayStore(url: postgres.url) } else {
+                try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
+            }
+        do {
+            let created = try Self.run(
+                ["key", "create", "--config", config, "--app-id", "shop", "--name", "backend-eu", "--expires-in-days", "30", "--json"])
+            #expect(created.status == 0, "\(created.stderr)")
+            let key = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+            let secret = try #require(key["key"] as? String)
+            let id = try #require(key["id"] as? String)
+            #expect(key["name"] as? String == "backend-eu" && key["appId"] as? String == "shop" && key["expired"] as? Bool == false)
+            #expect(try await store.authenticate(bearer: secret) == "shop")
+            try await store.touchAPIKey(id: id, at: Date(timeIntervalSince1970: 1_900_000_000))
+
+            let list = try Self.run(["key", "list", "--config", config, "--json"])
+            #expect(list.status == 0, "\(list.stderr)")
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(Set(keys.compactMap { $0["name"] as? String }) == ["init", "backend-eu"])
+            let listed = try #require(keys.first { $0["id"] as? String == id })
+            #expect(listed["lastUsedAt"] as? String == "2030-03-17T17:46:40Z")
+            #expect((listed["expiresAt"] as? String)?.isEmpty == false && listed["key"] == nil)
+            let text = try Self.run(["key", "list", "--config", config, "--app-id", "shop"])
+            #expect(text.stdout.contains(id) && text.stdout.contains("backend-eu") && text.stdout.contains("expires"))
+            for output in [list.stdout, text.stdout] { #expect(!output.contains(secret), "a key's secret was listed") }
+
+            #expect(try Self.run(["key", "create", "--config", config, "--app-id", "nope", "--name", "x"]).status != 0)
+            #expect(try Self.run(["key", "create", "--config", config, "--app-id", "shop", "--name", ""]).status != 0)
+            let revoked = try Self.run(["key", "revoke", "--config", config, "--id", id])
+            #expect(revoked.status == 0 && revoked.stdout.contains(id))
+            #expect(try await store.authenticate(bearer: secret) == nil)
+            let again = try Self.run(["key", "revoke", "--config", config, "--id", id])
+            #expect(again.status != 0 && again.stderr.contains("no API key"))
+        } catch {
+            try? await store.close()
+            try? await postgres?.drop()
+            throw error
+        }
+        try await store.close()
+        try await postgres?.drop()
     }
 
     /// Issue 17 §11 (part): `app list` and `app show`, as text and `--json`, name the app's settings and its server

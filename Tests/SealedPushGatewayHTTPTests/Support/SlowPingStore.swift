@@ -23,6 +23,8 @@ struct SlowPingStore: GatewayStore {
     func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
     func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
+    func apiKeys(appID: String?) async throws -> [StoredAPIKey] { try await inner.apiKeys(appID: appID) }
+    func touchAPIKey(id: String, at: Date) async throws { try await inner.touchAPIKey(id: id, at: at) }
     func putDevice(
         appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
         now: Date
