@@ -30,16 +30,8 @@ enum ReceiptBenchmark {
                 for _ in 0..<count { sink &+= try receiptOpener.open(receipt, devicePublicKey: lookup, now: now).receiptID.count }
                 return sink
             },
-            Benchmark(name: "envelope") { count in
-                var sink = 0
-                for _ in 0..<count { sink &+= try opener.open(envelope: sealed.envelope, now: now).messageID.count }
-                return sink
-            },
-            Benchmark(name: "floor") { count in
-                var sink = 0
-                for _ in 0..<count { sink &+= floor.openPrimitives() }
-                return sink
-            },
+            OpenBenchmarks.envelope(opener, sealed, now: now),
+            OpenBenchmarks.floor(floor),
         ])
         let t = Dictionary(uniqueKeysWithValues: samples.map { ($0.name, $0.median) })
         report.add(Row(figure: "receipt open at the gateway (354 B, libsodium)", ours: t["receipt"], comparison:
