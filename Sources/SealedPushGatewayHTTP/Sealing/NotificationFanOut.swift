@@ -28,7 +28,6 @@ struct NotificationFanOut: Sendable {
     ///   - request: The validated send.
     ///   - idempotencyKey: The request's `Idempotency-Key`, if any.
     ///   - requestDigest: The request body's digest (`NewNotification.requestDigest(of:)`), kept with the key.
-    /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
     ///   - id: The new notification's id.
     ///   - stampID: Whether the content carries the notification's id as its `notification-id` (every send; an
     ///     update and the control messages set theirs themselves).
@@ -36,6 +35,8 @@ struct NotificationFanOut: Sendable {
     ///     own follow-ups to earlier sends); nil is answered when none is left.
     ///   - background: Carry it to iPhones as a background push (`Specs/control-v1.md` §2.3: a control message
     ///     that shows nothing; the caller sets priority 5); FCM devices get their data message as always.
+    /// - Returns: What the send answers; nil only with `skipMissingDevices` when no device is left.
+    /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
     func send(
         appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?, id: UUID = UUID(),
         stampID: Bool = true, skipMissingDevices: Bool = false, background: Bool = false
