@@ -233,7 +233,9 @@ let package = Package(
                 "SealedPushAPNsEmulator", "SealedPushServer",  // KeyedEmulator: an emulator and its app's .p8 key
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                // WebhookReceiver: a loopback HTTP/1.1 server recording the gateway's webhook calls.
+                // WebhookReceiver: a loopback HTTP/1.1 server recording the gateway's webhook calls; HMACCheck: the
+                // signature recomputed from RFC 2104 on a bare SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

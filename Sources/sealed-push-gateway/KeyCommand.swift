@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SealedPushCore
 import SealedPushGateway
 
 /// `sealed-push-gateway key`: the apps' API keys — create one (its secret shown once), list them (never a secret
@@ -32,22 +33,12 @@ struct KeyCommand: AsyncParsableCommand {
             key = secret
         }
 
-        static func format(_ date: Date) -> String {
-            var style = Date.ISO8601FormatStyle()
-            style.timeZone = TimeZone(identifier: "UTC")!
-            return date.formatted(style)
-        }
+        static func format(_ date: Date) -> String { DeviceRegistration.formatDate(date) }
 
         var line: String {
             "\(id)  app \(appId)  name \(name.isEmpty ? "-" : name)  created \(createdAt)  "
                 + "last used \(lastUsedAt ?? "never")  "
                 + (expiresAt.map { (expired ? "expired " : "expires ") + $0 } ?? "no expiry")
-        }
-
-        static func json(_ value: some Encodable) throws -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
         }
     }
 }
@@ -99,7 +90,7 @@ struct KeyCreateCommand: AsyncParsableCommand {
         try await store.close()
         let description = KeyCommand.Description(stored, now: now, secret: key.text)
         if json {
-            print(try KeyCommand.Description.json(description))
+            print(try AppDescription.json(description))
         } else {
             print("key id: \(stored.id) (app \(appID), name \(name)\(description.expiresAt.map { ", expires \($0)" } ?? ""))")
             print("API key (shown once; the gateway keeps only its SHA-256): \(key.text)")
@@ -132,7 +123,7 @@ struct KeyListCommand: AsyncParsableCommand {
         let now = Date()
         let descriptions = keys.map { KeyCommand.Description($0, now: now) }
         if json {
-            print(try KeyCommand.Description.json(descriptions))
+            print(try AppDescription.json(descriptions))
         } else {
             for description in descriptions { print(description.line) }
         }

@@ -153,14 +153,9 @@ struct OpenCommand: AsyncParsableCommand {
                 opened = try receiver.open(body: body)
                 if let receiptOut {
                     // What the device reports back (control-v1 §4): decrypted or duplicate, sealed to the sender.
-                    let sealer = try ReceiptSealer(
-                        keyStore: FileKeyStore(directory: URL(fileURLWithPath: keyring), access: .readOnly),
-                        serverPublicKeys: serverKeys, topic: topic)
-                    let receipt = DeliveryReceipt(
-                        messageID: opened.messageID, outcome: opened.isDuplicate ? .duplicate : .decrypted,
-                        deviceTime: time)
-                    let sealed = try sealer.seal(receipt, about: opened, now: time)
-                    try Data((Base64URL.encode(sealed) + "\n").utf8).write(to: URL(fileURLWithPath: receiptOut))
+                    try writeReceipt(
+                        about: body, outcome: opened.isDuplicate ? .duplicate(.deliverAgain) : .decrypted,
+                        keyring: keyring, serverKeys: serverKeys, time: time, to: receiptOut)
                 }
                 if case .duplicate(let firstAcceptedAt) = opened.replayVerdict {
                     CLIIO.writeStderr("duplicate: an exact copy of the payload first opened at \(CLIIO.iso(firstAcceptedAt)), "

@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushCore
 
 /// What the webhook tells a backend when a device's sealed receipt was recorded (`Specs/control-v1.md` §4): the
 /// ids, the outcome the device reported and its times — the fields the status shows, nothing else.
@@ -63,7 +64,7 @@ public struct ReceiptEvent: WebhookEvent, Hashable {
             Body(
                 type: Self.type, appId: appID, notificationId: notificationID.uuidString.lowercased(), deviceId: deviceID,
                 outcome: outcome, reason: reason, attachmentsDelivered: attachmentsDelivered,
-                attachmentsFailed: attachmentsFailed, deviceTime: Self.timestamp(deviceTime),
-                receivedAt: Self.timestamp(receivedAt)))
+                attachmentsFailed: attachmentsFailed, deviceTime: DeviceRegistration.formatDate(deviceTime),
+                receivedAt: DeviceRegistration.formatDate(receivedAt)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushCore
 
 /// What the webhook tells a backend when one of its devices becomes unregistered: ids, APNs's reason and the
 /// time — never content, a sealed body or the device token.
@@ -36,6 +37,6 @@ public struct UnregisteredDeviceEvent: WebhookEvent, Hashable {
         return Self.json(
             Body(
                 type: UnregisteredWebhookConfiguration.eventType, appId: appID, deviceId: deviceID, reason: reason,
-                unregisteredAt: Self.timestamp(unregisteredAt)))
+                unregisteredAt: DeviceRegistration.formatDate(unregisteredAt)))
     }
 }

@@ -15,13 +15,6 @@ public protocol WebhookEvent: Sendable {
 }
 
 extension WebhookEvent {
-    /// An event time as the webhook writes it: ISO 8601 in UTC, whole seconds (`2026-11-23T12:00:00Z`).
-    static func timestamp(_ date: Date) -> String {
-        var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
-        return date.formatted(formatter)
-    }
-
     /// A body's JSON, members sorted, slashes unescaped (encoding strings and integers cannot fail).
     static func json(_ body: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
