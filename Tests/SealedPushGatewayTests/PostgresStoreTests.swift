@@ -17,6 +17,7 @@ struct PostgresStoreTests {
     @Test func removeDevice() async throws { try await StoreContract.removeDevice(PostgresHarness()) }
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(PostgresHarness()) }
     @Test func apiKeyExpiryListAndLastUse() async throws { try await StoreContract.apiKeyExpiryListAndLastUse(PostgresHarness()) }
+    @Test func removeAppAndPreviousIdentities() async throws { try await StoreContract.removeAppAndPreviousIdentities(PostgresHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(PostgresHarness()) }
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(PostgresHarness()) }
     @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(PostgresHarness()) }

@@ -10,6 +10,7 @@ struct SQLiteStoreTests {
     @Test func removeDevice() async throws { try await StoreContract.removeDevice(SQLiteHarness()) }
     @Test func apiKeys() async throws { try await StoreContract.apiKeys(SQLiteHarness()) }
     @Test func apiKeyExpiryListAndLastUse() async throws { try await StoreContract.apiKeyExpiryListAndLastUse(SQLiteHarness()) }
+    @Test func removeAppAndPreviousIdentities() async throws { try await StoreContract.removeAppAndPreviousIdentities(SQLiteHarness()) }
     @Test func appsAreIsolated() async throws { try await StoreContract.appsAreIsolated(SQLiteHarness()) }
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(SQLiteHarness()) }
     @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(SQLiteHarness()) }

@@ -144,6 +144,44 @@ enum StoreContract {
         }
     }
 
+    // MARK: Apps
+
+    /// Issue 17 §11: an app's previous server identities are stored in order; removing an app removes its keys,
+    /// devices, notifications and jobs in one go, counts them, and leaves the other app as it was.
+    static func removeAppAndPreviousIdentities(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            var alpha = StoreFixtures.app("alpha")
+            alpha.previousIdentityPaths = ["/etc/sealed-push/alpha-1.spsk", "/etc/sealed-push/alpha-2.spsk"]
+            try await store.putApp(alpha, now: now)
+            #expect(try await store.app(id: "alpha")?.previousIdentityPaths == alpha.previousIdentityPaths)
+            #expect(try await store.app(id: "beta")?.previousIdentityPaths == [])
+
+            let alphaKey = APIKey.generate(), betaKey = APIKey.generate()
+            try await store.addAPIKey(StoredAPIKey(key: alphaKey, appID: "alpha", label: "a", createdAt: now))
+            try await store.addAPIKey(StoredAPIKey(key: betaKey, appID: "beta", label: "b", createdAt: now))
+            let alphaDevices = try await StoreFixtures.register(["a1", "a2", "a3"], in: "alpha", store)
+            let betaDevices = try await StoreFixtures.register(["b1"], in: "beta", store)
+            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: alphaDevices))
+            let beta = try await store.enqueue(fixtures.notification(appID: "beta", to: betaDevices))
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["a1": alphaDevices["a1"]!]))
+
+            let removal = try #require(try await store.removeApp(id: "alpha"))
+            #expect(removal == AppRemoval(appID: "alpha", devices: 3, apiKeys: 1, notifications: 2, openJobs: 4))
+            #expect(try await store.app(id: "alpha") == nil)
+            #expect(try await store.apiKeys(appID: "alpha").isEmpty)
+            #expect(try await store.authenticate(bearer: alphaKey.text) == nil)
+            #expect(try await store.device(appID: "alpha", deviceID: "a1") == nil)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: sent.id) == nil)
+            #expect(try await store.removeApp(id: "alpha") == nil)
+            // Beta is untouched, and only its job is left to deliver.
+            #expect(try await store.app(id: "beta") == StoreFixtures.app("beta"))
+            #expect(try await store.authenticate(bearer: betaKey.text) == "beta")
+            #expect(try await store.notificationStatus(appID: "beta", notificationID: beta.id)?.deliveries.count == 1)
+            let left = try await store.claim(owner: "node-a", limit: 10, leaseDuration: .seconds(60), now: now)
+            #expect(left.map(\.appID) == ["beta"])
+        }
+    }
+
     // MARK: Isolation between apps
 
     static func appsAreIsolated(_ harness: any StoreHarness) async throws {

@@ -138,13 +138,15 @@ public final class PostgresGatewayStore: GatewayStore {
             _ = try await connection.query(
                 """
                 INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
-                                  fcm_project_id, fcm_service_account_path, fcm_application_id, created_at, updated_at)
+                                  previous_identity_paths, fcm_project_id, fcm_service_account_path,
+                                  fcm_application_id, created_at, updated_at)
                 VALUES (\(app.id), \(app.topic), \(app.teamID), \(app.apnsKeyID), \(app.apnsKeyPath),
-                        \(app.serverIdentityPath), \(app.fcm?.projectID), \(app.fcm?.serviceAccountPath),
-                        \(app.fcm?.applicationID), \(now), \(now))
+                        \(app.serverIdentityPath), \(app.previousIdentityPathsColumn), \(app.fcm?.projectID),
+                        \(app.fcm?.serviceAccountPath), \(app.fcm?.applicationID), \(now), \(now))
                 ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
                     apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
-                    server_identity_path = excluded.server_identity_path, fcm_project_id = excluded.fcm_project_id,
+                    server_identity_path = excluded.server_identity_path,
+                    previous_identity_paths = excluded.previous_identity_paths, fcm_project_id = excluded.fcm_project_id,
                     fcm_service_account_path = excluded.fcm_service_account_path,
                     fcm_application_id = excluded.fcm_application_id, updated_at = excluded.updated_at
                 """, logger: logger)
@@ -157,7 +159,7 @@ public final class PostgresGatewayStore: GatewayStore {
                 connection.query(
                     """
                     SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
-                           fcm_project_id, fcm_service_account_path, fcm_application_id
+                           previous_identity_paths, fcm_project_id, fcm_service_account_path, fcm_application_id
                     FROM apps WHERE id = \(id)
                     """, logger: logger)
             ).first
@@ -170,9 +172,32 @@ public final class PostgresGatewayStore: GatewayStore {
                 connection.query(
                     """
                     SELECT id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
-                           fcm_project_id, fcm_service_account_path, fcm_application_id
+                           previous_identity_paths, fcm_project_id, fcm_service_account_path, fcm_application_id
                     FROM apps ORDER BY id
                     """, logger: logger))
+        }
+    }
+
+    public func removeApp(id: String) async throws -> AppRemoval? {
+        try await transaction("removing app '\(id)'") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT (SELECT COUNT(*) FROM devices WHERE app_id = \(id)),
+                       (SELECT COUNT(*) FROM api_keys WHERE app_id = \(id)),
+                       (SELECT COUNT(*) FROM notifications WHERE app_id = \(id)),
+                       (SELECT COUNT(*) FROM jobs WHERE app_id = \(id) AND state IN ('queued', 'claimed'))
+                FROM apps WHERE id = \(id) FOR UPDATE
+                """, logger: logger)
+            var removal: AppRemoval?
+            for try await (devices, keys, notifications, open) in rows.decode((Int64, Int64, Int64, Int64).self) {
+                removal = AppRemoval(
+                    appID: id, devices: Int(devices), apiKeys: Int(keys), notifications: Int(notifications),
+                    openJobs: Int(open))
+            }
+            guard let removal else { return nil }
+            try await connection.query("DELETE FROM receipts WHERE app_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM apps WHERE id = \(id)", logger: logger)  // the rest cascades
+            return removal
         }
     }
 
@@ -1096,8 +1121,8 @@ public final class PostgresGatewayStore: GatewayStore {
 
     private static func apps(_ rows: PostgresRowSequence) async throws -> [GatewayApp] {
         var apps: [GatewayApp] = []
-        for try await (id, topic, team, keyID, keyPath, identityPath, projectID, serviceAccountPath, applicationID)
-            in rows.decode((String, String, String, String, String, String, String?, String?, String?).self)
+        for try await (id, topic, team, keyID, keyPath, identityPath, previous, projectID, serviceAccountPath, applicationID)
+            in rows.decode((String, String, String, String, String, String, String, String?, String?, String?).self)
         {
             var fcm: FCMAppCredentials?
             if let projectID, let serviceAccountPath, let applicationID {
@@ -1107,7 +1132,8 @@ public final class PostgresGatewayStore: GatewayStore {
             apps.append(
                 GatewayApp(
                     id: id, topic: topic, teamID: team, apnsKeyID: keyID, apnsKeyPath: keyPath,
-                    serverIdentityPath: identityPath, fcm: fcm))
+                    serverIdentityPath: identityPath,
+                    previousIdentityPaths: GatewayApp.previousIdentityPaths(column: previous), fcm: fcm))
         }
         return apps
     }

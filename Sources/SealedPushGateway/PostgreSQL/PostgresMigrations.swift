@@ -65,5 +65,6 @@ enum PostgresMigrations {
             ] + PortableMigrations.jobReceiptColumns.map { "ALTER TABLE jobs ADD COLUMN \($0.name) \($0.type)" }
                 + PortableMigrations.lifecycleAndReceipts),
         PortableMigrations.apiKeyExpiryAndLastUse,
+        PortableMigrations.previousIdentities,
     ]
 }

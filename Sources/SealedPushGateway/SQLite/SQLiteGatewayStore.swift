@@ -104,19 +104,20 @@ public final class SQLiteGatewayStore: GatewayStore {
             try db.execute(
                 sql: """
                     INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
-                                      fcm_project_id, fcm_service_account_path, fcm_application_id,
-                                      created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      previous_identity_paths, fcm_project_id, fcm_service_account_path,
+                                      fcm_application_id, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, team_id = excluded.team_id,
                         apns_key_id = excluded.apns_key_id, apns_key_path = excluded.apns_key_path,
                         server_identity_path = excluded.server_identity_path,
+                        previous_identity_paths = excluded.previous_identity_paths,
                         fcm_project_id = excluded.fcm_project_id,
                         fcm_service_account_path = excluded.fcm_service_account_path,
                         fcm_application_id = excluded.fcm_application_id, updated_at = excluded.updated_at
                     """,
                 arguments: [
                     app.id, app.topic, app.teamID, app.apnsKeyID, app.apnsKeyPath, app.serverIdentityPath,
-                    app.fcm?.projectID, app.fcm?.serviceAccountPath, app.fcm?.applicationID,
+                    app.previousIdentityPathsColumn, app.fcm?.projectID, app.fcm?.serviceAccountPath, app.fcm?.applicationID,
                     Millis.from(now), Millis.from(now),
                 ])
         }
@@ -131,6 +132,23 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func apps() async throws -> [GatewayApp] {
         try await read("reading apps") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY id").map(Self.app)
+        }
+    }
+
+    public func removeApp(id: String) async throws -> AppRemoval? {
+        try await write("removing app '\(id)'") { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [id]) ?? false else {
+                return nil
+            }
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [id]) ?? 0 }
+            let removal = AppRemoval(
+                appID: id, devices: try count("SELECT COUNT(*) FROM devices WHERE app_id = ?"),
+                apiKeys: try count("SELECT COUNT(*) FROM api_keys WHERE app_id = ?"),
+                notifications: try count("SELECT COUNT(*) FROM notifications WHERE app_id = ?"),
+                openJobs: try count("SELECT COUNT(*) FROM jobs WHERE app_id = ? AND state IN ('queued', 'claimed')"))
+            try db.execute(sql: "DELETE FROM receipts WHERE app_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM apps WHERE id = ?", arguments: [id])  // the rest cascades
+            return removal
         }
     }
 
@@ -897,7 +915,8 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
         return GatewayApp(
             id: row["id"], topic: row["topic"], teamID: row["team_id"], apnsKeyID: row["apns_key_id"],
-            apnsKeyPath: row["apns_key_path"], serverIdentityPath: row["server_identity_path"], fcm: fcm)
+            apnsKeyPath: row["apns_key_path"], serverIdentityPath: row["server_identity_path"],
+            previousIdentityPaths: GatewayApp.previousIdentityPaths(column: row["previous_identity_paths"]), fcm: fcm)
     }
 
     private static func device(_ row: Row) -> StoredDevice {

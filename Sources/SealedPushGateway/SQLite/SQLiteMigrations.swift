@@ -55,6 +55,7 @@ enum SQLiteMigrations {
             version: 7, name: "lifecycle and receipts: withdrawn jobs, message and key ids, receipts",
             statements: rebuildJobsForLifecycle + PortableMigrations.lifecycleAndReceipts),
         PortableMigrations.apiKeyExpiryAndLastUse,
+        PortableMigrations.previousIdentities,
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

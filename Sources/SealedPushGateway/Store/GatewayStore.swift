@@ -51,6 +51,11 @@ public protocol GatewayStore: Sendable {
     /// Every app, ordered by id.
     func apps() async throws -> [GatewayApp]
 
+    /// Removes an app and everything of it, in one transaction: its API keys, devices, notifications, queued and
+    /// sent jobs, and opened receipt ids. Files it references (keys, identities) are left where they are.
+    /// - Returns: What was removed, or nil when there is no such app.
+    func removeApp(id: String) async throws -> AppRemoval?
+
     /// Adds an API key (its digest only).
     /// - Throws: ``GatewayStoreError`` `unknownApp` when its app does not exist.
     func addAPIKey(_ key: StoredAPIKey) async throws

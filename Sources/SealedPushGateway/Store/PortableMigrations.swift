@@ -129,4 +129,10 @@ enum PortableMigrations {
             "ALTER TABLE api_keys ADD COLUMN expires_at BIGINT",
             "ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT",
         ])
+
+    /// Version 9 (issue 17 §11, identity rotation): the server identities an app rotated out of sealing, whose
+    /// receipts the gateway still opens until the operator retires them (a JSON array of file paths).
+    static let previousIdentities = Migration(
+        version: 9, name: "apps: previous server identities",
+        statements: ["ALTER TABLE apps ADD COLUMN previous_identity_paths TEXT NOT NULL DEFAULT '[]'"])
 }

@@ -31,6 +31,7 @@ import Darwin
 ///   "retentionSeconds": 604800,
 ///   "heartbeatSeconds": 2,
 ///   "nodeStaleSeconds": 10,
+///   "appRefreshSeconds": 30,
 ///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
 /// }
 /// ```
@@ -97,6 +98,9 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     /// restart on another machine take over sooner; a value too close to the heartbeat lets a briefly stalled
     /// process (a long GC-free pause, a suspended VM) be taken for dead.
     public var nodeStaleSeconds: Double
+    /// How long delivery keeps an app's record before reading it again (default 30 s; 0...3600): an operator's
+    /// change of APNs or FCM credentials (`app set-apns`, `app set-fcm`) reaches running nodes within it, no restart.
+    public var appRefreshSeconds: Double
     /// The unregistered-device webhook, if any.
     public var webhook: Webhook?
 
@@ -125,6 +129,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         retentionSeconds = 7 * 86_400
         heartbeatSeconds = 2
         nodeStaleSeconds = 10
+        appRefreshSeconds = 30
         webhook = nil
     }
 
@@ -132,7 +137,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, fcmURL, fcmTrustFile, maxConnections
         case maxConcurrentSends
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
-        case heartbeatSeconds, nodeStaleSeconds
+        case heartbeatSeconds, nodeStaleSeconds, appRefreshSeconds
     }
 
     /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -167,6 +172,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
             try container.decodeIfPresent(Double.self, forKey: .heartbeatSeconds) ?? defaults.heartbeatSeconds
         nodeStaleSeconds =
             try container.decodeIfPresent(Double.self, forKey: .nodeStaleSeconds) ?? defaults.nodeStaleSeconds
+        appRefreshSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .appRefreshSeconds) ?? defaults.appRefreshSeconds
     }
 
     /// Applies the environment's overrides.
@@ -269,6 +276,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         configuration.shutdownGracePeriod = try seconds(shutdownGraceSeconds, "shutdownGraceSeconds", 0...3600)
         configuration.nodeHeartbeatInterval = try seconds(heartbeatSeconds, "heartbeatSeconds", 0.1...60)
         configuration.nodeStaleAfter = try seconds(nodeStaleSeconds, "nodeStaleSeconds", 0.2...3600)
+        configuration.appRefreshInterval = try seconds(appRefreshSeconds, "appRefreshSeconds", 0...3600)
         guard nodeStaleSeconds >= heartbeatSeconds * 2 else {
             throw GatewayConfigurationError(
                 "delivery.nodeStaleSeconds (\(nodeStaleSeconds)) must be at least twice delivery.heartbeatSeconds "

@@ -29,9 +29,10 @@ struct ReceiptIntake: Sendable {
         "the receipt was refused: it must be a new receipt, sealed by a device key registered in this app, about a "
             + "notification this gateway sent to that key (Specs/control-v1.md §4)")
 
-    /// The app and the registered device of this key id: from ``senders`` while fresh, else from the store.
-    private func sender(appID: String, keyID: String) async throws -> ReceiptSenders.Sender? {
-        if let sender = senders.sender(appID: appID, keyID: keyID) { return sender }
+    /// The app and the registered device of this key id: from ``senders`` while fresh (unless `fresh`), else from
+    /// the store.
+    private func sender(appID: String, keyID: String, fresh: Bool = false) async throws -> ReceiptSenders.Sender? {
+        if !fresh, let sender = senders.sender(appID: appID, keyID: keyID) { return sender }
         guard let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
             let app = try await calls.run("app", { try await $0.app(id: appID) })
         else { return nil }
@@ -57,11 +58,10 @@ struct ReceiptIntake: Sendable {
                 field: "body")
         }
         let keyID = header.senderKeyID.hex
-        guard Identifier.isValid(appID), let sender = try await sender(appID: appID, keyID: keyID) else {
+        guard Identifier.isValid(appID), var sender = try await sender(appID: appID, keyID: keyID) else {
             metrics.recordReceiptRefused(cause: "unknownSender")
             throw Self.refused
         }
-        let (app, device) = (sender.app, sender.device)
         if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
             metrics.recordReceiptRefused(cause: "rateLimited")
             var error = GatewayAPIError(
@@ -71,7 +71,23 @@ struct ReceiptIntake: Sendable {
             error.retryAfter = wait
             throw error
         }
-        let opener = try await openers.opener(for: app, platform: device.address.platform)
+        var opener = try await openers.opener(
+            for: sender.app, platform: sender.device.address.platform, recipientKeyID: header.recipientKeyID)
+        if opener == nil {
+            // Sealed to an identity the kept app record does not know: the app may have rotated since it was read.
+            guard let current = try await self.sender(appID: appID, keyID: keyID, fresh: true) else {
+                metrics.recordReceiptRefused(cause: "unknownSender")
+                throw Self.refused
+            }
+            sender = current
+            opener = try await openers.opener(
+                for: sender.app, platform: sender.device.address.platform, recipientKeyID: header.recipientKeyID)
+        }
+        guard let opener else {
+            metrics.recordReceiptRefused(cause: "unknownServerKey")
+            throw Self.refused
+        }
+        let device = sender.device
         let publicKey = try? DevicePublicKey(text: device.registration.publicKey).rawRepresentation
         let now = clock()
         let opened: OpenedReceipt

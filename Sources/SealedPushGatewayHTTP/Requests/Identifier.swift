@@ -1,10 +1,10 @@
 /// The contract's `Identifier`: 1 to 128 characters of `A-Z a-z 0-9 . _ ~ -` (app and device ids).
-enum Identifier {
+public enum Identifier {
     /// The longest identifier.
-    static let maxLength = 128
+    public static let maxLength = 128
 
     /// Whether `text` is an identifier.
-    static func isValid(_ text: String) -> Bool {
+    public static func isValid(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= maxLength else { return false }
         return utf8.allSatisfy { byte in

@@ -11,6 +11,9 @@ public struct ReceiptOpener: Sendable {
     private let identity: ServerIdentity
     private let schedule: HPKEKeySchedule
 
+    /// The key id of the server identity receipts must be sealed to.
+    public var serverKeyID: KeyID { identity.keyID }
+
     /// Creates an opener for one app.
     ///
     /// - Parameters:

@@ -25,13 +25,15 @@ struct LifecycleEndToEndTests {
 
         static let quiet = Placeholder.text(body: "Notifications updated")
 
-        init(_ number: Int, gateway: LoopbackGateway) async throws {
+        /// Registers phone `number`, pinning `pins` (default: the gateway's identity).
+        init(_ number: Int, gateway: LoopbackGateway, pins: [[UInt8]]? = nil) async throws {
+            let pins = pins ?? [gateway.identity.publicKey]
             id = "phone-\(number)"
             token = LoopbackGateway.token(number)
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-phone-\(UUID().uuidString)")
             registration = try DeviceKeyManager(directory: directory).create(now: UInt64(Date().timeIntervalSince1970))
             let receiver = try SealedPushReceiver(
-                directory: directory, serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+                directory: directory, serverPublicKeys: pins, topic: LoopbackGateway.topic)
             step = NotificationServiceStep(
                 receiver: receiver,
                 configuration: .init(
@@ -39,7 +41,7 @@ struct LifecycleEndToEndTests {
                     controls: ControlConfiguration(center: center, presentation: .quietPlaceholder(Self.quiet))))
             receipts = try ReceiptSealer(
                 keyStore: FileKeyStore(directory: directory, access: .readOnly),
-                serverPublicKeys: [gateway.identity.publicKey], topic: LoopbackGateway.topic)
+                serverPublicKeys: pins, topic: LoopbackGateway.topic)
             var body = GatewayTestServer.deviceBody(registration, token: token)
             body["environment"] = "sandbox"
             let answer = try await gateway.nodes[0].client.send(

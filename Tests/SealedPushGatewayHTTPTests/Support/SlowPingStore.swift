@@ -22,6 +22,7 @@ struct SlowPingStore: GatewayStore {
     func apps() async throws -> [GatewayApp] { try await inner.apps() }
     func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
+    func removeApp(id: String) async throws -> AppRemoval? { try await inner.removeApp(id: id) }
     func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
     func apiKeys(appID: String?) async throws -> [StoredAPIKey] { try await inner.apiKeys(appID: appID) }
     func touchAPIKey(id: String, at: Date) async throws { try await inner.touchAPIKey(id: id, at: at) }
