@@ -10,8 +10,11 @@ import SealedPushServer
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
-        abstract: "List the gateway's apps, show one, or give an app FCM credentials for its Android devices.",
-        subcommands: [AppListCommand.self, AppShowCommand.self, AppSetFCMCommand.self])
+        abstract: "Add, list, show or remove the gateway's apps, or set an app's APNs or FCM credentials.",
+        subcommands: [
+            AppListCommand.self, AppShowCommand.self, AppAddCommand.self, AppRemoveCommand.self,
+            AppSetAPNsCommand.self, AppSetFCMCommand.self,
+        ])
 }
 
 /// Opens the store a configuration file names, migrated, for one operator command.
@@ -26,6 +29,27 @@ enum OperatorStore {
         let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         _ = try await store.migrate()
         return store
+    }
+
+    /// Runs `body` on the store a configuration file names, and closes it whatever happens.
+    static func with<T>(config: String, _ body: (any GatewayStore) async throws -> T) async throws -> T {
+        let store = try await open(config: config)
+        do {
+            let value = try await body(store)
+            try await store.close()
+            return value
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// The app with this id, or a ``ValidationError`` that says how to list the apps.
+    static func app(_ appID: String, in store: any GatewayStore) async throws -> GatewayApp {
+        guard let app = try await store.app(id: appID) else {
+            throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+        }
+        return app
     }
 }
 

@@ -20,6 +20,8 @@ struct AppDescription: Encodable {
     /// The identity's public key (`SPK1:…`), or nil when its file cannot be read (``identityProblem`` says why).
     let serverPublicKey: String?
     let identityProblem: String?
+    /// Identities rotated out that still open receipts (`identity list` shows their keys).
+    let previousIdentityPaths: [String]
     let fcm: FCM?
 
     init(_ app: GatewayApp) {
@@ -36,6 +38,7 @@ struct AppDescription: Encodable {
             serverPublicKey = nil
             identityProblem = "cannot read \(app.serverIdentityPath): \(error)"
         }
+        previousIdentityPaths = app.previousIdentityPaths
         fcm = app.fcm.map {
             FCM(projectId: $0.projectID, applicationId: $0.applicationID, serviceAccountPath: $0.serviceAccountPath)
         }
@@ -58,6 +61,9 @@ struct AppDescription: Encodable {
             "  server identity:     \(serverIdentityPath)",
             "  server public key:   \(serverPublicKey ?? "(\(identityProblem ?? "unreadable"))")",
         ]
+        for path in previousIdentityPaths.reversed() {
+            lines.append("  previous identity:   \(path) (opens receipts; `identity retire` ends it)")
+        }
         if let fcm {
             lines += [
                 "  FCM project:         \(fcm.projectId)",

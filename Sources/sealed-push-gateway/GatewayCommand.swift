@@ -7,5 +7,5 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sealed-push-gateway",
         abstract: "The SealedPush gateway: an end-to-end encrypted push service any backend can call over HTTP.",
-        subcommands: [InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self])
+        subcommands: [InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self])
 }

@@ -150,6 +150,124 @@ struct GatewayExecutableTests {
         try await postgres?.drop()
     }
 
+    /// Issue 17 §11: `app add`, `app set-apns`, `identity rotate|list|retire` and `app remove` on the real binary,
+    /// on each store: the new app's key authenticates and its identity file is 0600; a `.p8` others may read is
+    /// refused; a rotation keeps the old identity for receipts until it is retired (only with the operator's word,
+    /// never the sealing one); a removal asks for `--yes`, then takes the app's keys with it.
+    @Test(arguments: Backend.available)
+    func appAddRotateRetireRemove(_ backend: Backend) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-ops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_ops_") : nil
+        var arguments = ["init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop"]
+        if let postgres { arguments += ["--database", postgres.url] }
+        let initialized = try Self.run(arguments)
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        let config = directory.appendingPathComponent("gateway.json").path
+        let store: any GatewayStore =
+            if let postgres { try PostgresGatewayStore(url: postgres.url) } else {
+                try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
+            }
+        do {
+            let p8 = directory.appendingPathComponent("AuthKey_NEWSKEY001.p8").path
+            try APNsKeyGenerator.writeNewKey(to: p8)
+            let added = try Self.run([
+                "app", "add", "--config", config, "--app-id", "news", "--topic", "com.example.news", "--apns-key", p8,
+                "--key-id", "NEWSKEY001", "--team-id", "TEAM123456", "--json",
+            ])
+            #expect(added.status == 0, "\(added.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+            let secret = try #require(object["key"] as? String)
+            #expect(try await store.authenticate(bearer: secret) == "news")
+            let news = try #require(try await store.app(id: "news"))
+            #expect(news.topic == "com.example.news" && news.apnsKeyPath == p8 && news.apnsKeyID == "NEWSKEY001")
+            #expect(try Self.mode(news.serverIdentityPath) == 0o600)
+            let firstKey = try ServerIdentity(contentsOfFile: news.serverIdentityPath).keyID.hex
+            #expect(!added.stdout.contains("SPSK1:"))
+            let again = try Self.run(["app", "add", "--config", config, "--app-id", "news", "--topic", "t"])
+            #expect(again.status != 0 && again.stderr.contains("exists"))
+            #expect(try Self.run(["app", "add", "--config", config, "--app-id", "bad id", "--topic", "t"]).status != 0)
+
+            // set-apns: a key file others may read is refused and changes nothing; a good one is stored.
+            let other = directory.appendingPathComponent("AuthKey_NEWSKEY002.p8").path
+            try APNsKeyGenerator.writeNewKey(to: other)
+            chmod(other, 0o644)
+            let loose = try Self.run([
+                "app", "set-apns", "--config", config, "--app-id", "news", "--apns-key", other, "--key-id", "NEWSKEY002",
+                "--team-id", "TEAM123456",
+            ])
+            #expect(loose.status != 0 && loose.stderr.contains("chmod 600"))
+            #expect(try await store.app(id: "news")?.apnsKeyID == "NEWSKEY001")
+            chmod(other, 0o600)
+            let set = try Self.run([
+                "app", "set-apns", "--config", config, "--app-id", "news", "--apns-key", other, "--key-id", "NEWSKEY002",
+                "--team-id", "TEAM654321",
+            ])
+            #expect(set.status == 0, "\(set.stderr)")
+            let reset = try #require(try await store.app(id: "news"))
+            #expect(reset.apnsKeyPath == other && reset.apnsKeyID == "NEWSKEY002" && reset.teamID == "TEAM654321")
+
+            // identity rotate, list, retire.
+            let rotated = try Self.run(["identity", "rotate", "--config", config, "--app-id", "news", "--json"])
+            #expect(rotated.status == 0, "\(rotated.stderr)")
+            let new = try #require(try JSONSerialization.jsonObject(with: Data(rotated.stdout.utf8)) as? [String: Any])
+            let newKey = try #require(new["keyId"] as? String)
+            let afterRotation = try #require(try await store.app(id: "news"))
+            #expect(afterRotation.previousIdentityPaths == [news.serverIdentityPath])
+            #expect(try ServerIdentity(contentsOfFile: afterRotation.serverIdentityPath).keyID.hex == newKey)
+            #expect(try Self.mode(afterRotation.serverIdentityPath) == 0o600 && newKey != firstKey)
+            let list = try Self.run(["identity", "list", "--config", config, "--app-id", "news", "--json"])
+            let identities = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(identities.map { $0["keyId"] as? String } == [newKey, firstKey])
+            #expect(identities.map { $0["role"] as? String } == ["sealing", "receipts"])
+            #expect(!list.stdout.contains("SPSK1:"))
+            let unconfirmed = try Self.run(["identity", "retire", "--config", config, "--app-id", "news", "--key-id", firstKey])
+            #expect(unconfirmed.status != 0 && unconfirmed.stderr.contains("--apps-pin-new"))
+            let sealing = try Self.run([
+                "identity", "retire", "--config", config, "--app-id", "news", "--key-id", newKey, "--apps-pin-new",
+            ])
+            #expect(sealing.status != 0 && sealing.stderr.contains("sealing identity"))
+            let retired = try Self.run([
+                "identity", "retire", "--config", config, "--app-id", "news", "--key-id", firstKey, "--apps-pin-new",
+            ])
+            #expect(retired.status == 0, "\(retired.stderr)")
+            #expect(try await store.app(id: "news")?.previousIdentityPaths == [])
+            // A rotation to an identity made beforehand (its key already pinned by the apps); never to one in use.
+            let prepared = try ServerIdentity.generate()
+            let preparedPath = directory.appendingPathComponent("news-next.identity").path
+            try prepared.write(toFile: preparedPath)
+            let toPrepared = try Self.run([
+                "identity", "rotate", "--config", config, "--app-id", "news", "--identity", preparedPath,
+            ])
+            #expect(toPrepared.status == 0 && toPrepared.stdout.contains(prepared.publicKeyText), "\(toPrepared.stderr)")
+            #expect(try await store.app(id: "news")?.serverIdentityPath == preparedPath)
+            #expect(try await store.app(id: "news")?.previousIdentityPaths == [afterRotation.serverIdentityPath])
+            let inUse = try Self.run([
+                "identity", "rotate", "--config", config, "--app-id", "news", "--identity", afterRotation.serverIdentityPath,
+            ])
+            #expect(inUse.status != 0 && inUse.stderr.contains("already"))
+
+            // remove: asks for --yes, then removes the app and its keys; the other app stays.
+            let unasked = try Self.run(["app", "remove", "--config", config, "--app-id", "news"])
+            #expect(unasked.status != 0 && unasked.stderr.contains("--yes"))
+            #expect(try await store.app(id: "news") != nil)
+            let removed = try Self.run(["app", "remove", "--config", config, "--app-id", "news", "--yes", "--json"])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let removal = try #require(try JSONSerialization.jsonObject(with: Data(removed.stdout.utf8)) as? [String: Any])
+            #expect(removal["appId"] as? String == "news" && removal["apiKeys"] as? Int == 1)
+            #expect(try await store.app(id: "news") == nil)
+            #expect(try await store.authenticate(bearer: secret) == nil)
+            #expect(try await store.app(id: "shop") != nil)
+            #expect(try Self.run(["app", "remove", "--config", config, "--app-id", "news", "--yes"]).status != 0)
+        } catch {
+            try? await store.close()
+            try? await postgres?.drop()
+            throw error
+        }
+        try await store.close()
+        try await postgres?.drop()
+    }
+
     /// Issue 17 §11 (part): `app list` and `app show`, as text and `--json`, name the app's settings and its server
     /// identity's public key (what the app pins), never a private key.
     @Test func appListAndShowDescribeAppsWithoutSecrets() async throws {
