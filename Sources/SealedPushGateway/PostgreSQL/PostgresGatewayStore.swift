@@ -522,10 +522,12 @@ public final class PostgresGatewayStore: GatewayStore {
         let nowMillis = Millis.from(now)
         let leaseEnd = nowMillis + Millis.from(leaseDuration)
         // One statement, atomic on its own (its implicit transaction holds the row locks): no BEGIN/COMMIT round trips.
-        // Two walks that stop at `limit` — leases that ran out (few), then queued jobs in the order they fall due,
-        // along `jobs_due` — never a sort of the whole queue (which made every claim cost the queue's depth; ordering
-        // ties by id as well made PostgreSQL read every job due at the same millisecond, a whole fan-out). A row
-        // the second walk locks beyond what `picked` keeps is released when the statement ends.
+        // Walks that stop at `limit` — leases that ran out (few), then each app's queued jobs in the order they
+        // fall due, along `jobs_app_due` — never a sort of the whole queue (which made every claim cost the queue's
+        // depth; ordering ties by id as well made PostgreSQL read every job due at the same millisecond, a whole
+        // fan-out). `picked` takes the apps' jobs in turn (each app's first, then each app's second, …), so apps
+        // share a claim evenly and one app's backlog never holds back another's jobs. A row a walk locks beyond
+        // what `picked` keeps is released when the statement ends.
         return try await run("claiming jobs") { connection, logger in
             let rows = try await connection.query(
                 """
@@ -539,17 +541,23 @@ public final class PostgresGatewayStore: GatewayStore {
                     LIMIT \(limit)
                     FOR UPDATE OF j SKIP LOCKED
                 ), queued AS (
-                    SELECT j.id, 1 AS part, j.not_before AS due FROM jobs j
-                    JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
-                    JOIN notifications n ON n.id = j.notification_id
-                    WHERE j.state = 'queued' AND j.not_before <= \(nowMillis)
-                      AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
-                    ORDER BY j.not_before
-                    LIMIT \(limit)
-                    FOR UPDATE OF j SKIP LOCKED
+                    SELECT due_of_app.id, 1 AS part,
+                           row_number() OVER (PARTITION BY a.id ORDER BY due_of_app.due) AS turn, due_of_app.due
+                    FROM apps a CROSS JOIN LATERAL (
+                        SELECT j.id, j.not_before AS due FROM jobs j
+                        JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
+                        JOIN notifications n ON n.id = j.notification_id
+                        WHERE j.state = 'queued' AND j.app_id = a.id AND j.not_before <= \(nowMillis)
+                          AND d.unregistered_at IS NULL AND n.expires_at > \(nowMillis)
+                        ORDER BY j.not_before
+                        LIMIT \(limit)
+                        FOR UPDATE OF j SKIP LOCKED
+                    ) due_of_app
                 ), picked AS (
-                    SELECT id FROM (SELECT * FROM leased UNION ALL SELECT * FROM queued) due_jobs
-                    ORDER BY part, due, id
+                    SELECT id FROM (
+                        SELECT id, part, 0 AS turn, due FROM leased UNION ALL SELECT id, part, turn, due FROM queued
+                    ) due_jobs
+                    ORDER BY part, turn, due, id
                     LIMIT \(limit)
                 )
                 UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),

@@ -66,5 +66,6 @@ enum PostgresMigrations {
                 + PortableMigrations.lifecycleAndReceipts),
         PortableMigrations.apiKeyExpiryAndLastUse,
         PortableMigrations.previousIdentities,
+        PortableMigrations.jobsDueByApp,
     ]
 }

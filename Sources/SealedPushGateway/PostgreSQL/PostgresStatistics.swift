@@ -3,7 +3,7 @@ import Foundation
 /// When the gateway's own `ANALYZE` of the queue is due (PostgreSQL's planner statistics).
 ///
 /// The claim's plan depends on them: a fresh database, or a queue that grew in a burst from a few rows to tens of
-/// thousands, is planned from stale estimates (sequential scans instead of the `jobs_due` walk) until autovacuum's
+/// thousands, is planned from stale estimates (sequential scans instead of the `jobs_app_due` walks) until autovacuum's
 /// next look, a minute later by default and only past its own threshold. Measured: 1,811 deliveries in the first 7 s
 /// of a 40,000 burst with one PostgreSQL backend at 93 % CPU, then 6,260 in the 1.2 s after one `ANALYZE`. So the
 /// store analyzes `jobs` and `notifications` itself while the queue grows: once 1,000 jobs (and a fifth of what the

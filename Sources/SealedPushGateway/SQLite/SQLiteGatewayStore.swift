@@ -427,13 +427,15 @@ public final class SQLiteGatewayStore: GatewayStore {
         let nowMillis = Millis.from(now)
         let leaseEnd = nowMillis + Millis.from(leaseDuration)
         return try await write("claiming jobs", durable: false) { db in
-            // Two walks that stop at `limit`, never a sort of the whole queue (which made every claim cost the
-            // queue's depth: 20,000 queued jobs halved delivery, 60,000 quartered it): leases that ran out first
-            // (few: at most the sends in flight), then queued jobs in the order they fall due, along `jobs_due`.
+            // Walks that stop at `limit`, never a sort of the whole queue (which made every claim cost the queue's
+            // depth: 20,000 queued jobs halved delivery, 60,000 quartered it): leases that ran out first (few: at
+            // most the sends in flight), then each app's queued jobs in the order they fall due, along
+            // `jobs_app_due`. Apps share a claim evenly (an app with fewer due jobs leaves its share to the others),
+            // so one app's backlog — a bulk send to a million devices — never holds back another app's jobs.
             let select = """
                 SELECT j.id, j.notification_id, j.app_id, j.device_id, d.platform, d.push_token, d.environment,
                        j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts
-                FROM jobs j INDEXED BY jobs_due
+                FROM jobs j INDEXED BY jobs_app_due
                 JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
                 JOIN notifications n ON n.id = j.notification_id
                 """
@@ -447,15 +449,42 @@ public final class SQLiteGatewayStore: GatewayStore {
                     """),
                 arguments: [nowMillis, nowMillis, limit])
             if rows.count < limit {
-                rows += try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: """
+                let queued = try db.cachedStatement(
+                    sql: """
                         \(select)
-                        WHERE j.state = 'queued' AND j.not_before <= ? AND d.unregistered_at IS NULL AND n.expires_at > ?
+                        WHERE j.state = 'queued' AND j.app_id = ? AND j.not_before <= ? AND d.unregistered_at IS NULL
+                          AND n.expires_at > ?
                         ORDER BY j.not_before, j.id
-                        LIMIT ?
-                        """),
-                    arguments: [nowMillis, nowMillis, limit - rows.count])
+                        LIMIT ? OFFSET ?
+                        """)
+                var apps = try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM apps ORDER BY id"))
+                if apps.count > 1 {  // no app always first
+                    let first = Int(nowMillis % Int64(apps.count))
+                    apps = Array(apps[first...] + apps[..<first])
+                }
+                var perApp = [[Row]](repeating: [], count: apps.count)
+                var open = Array(apps.indices)
+                var remaining = limit - rows.count
+                while remaining > 0, !open.isEmpty {
+                    let share = max(1, (remaining + open.count - 1) / open.count)
+                    var more: [Int] = []
+                    for index in open where remaining > 0 {
+                        let wanted = min(share, remaining)
+                        let got = try Row.fetchAll(
+                            queued,
+                            arguments: [apps[index], nowMillis, nowMillis, wanted, perApp[index].count])
+                        perApp[index] += got
+                        remaining -= got.count
+                        if got.count == wanted { more.append(index) }
+                    }
+                    open = more
+                }
+                // Interleaved, so the sends start app by app.
+                var position = 0
+                while perApp.contains(where: { position < $0.count }) {
+                    for each in perApp where position < each.count { rows.append(each[position]) }
+                    position += 1
+                }
             }
             var claimed: [ClaimedJob] = []
             // Columns by position, in the SELECT's order: a lookup by name lowercases and searches the names for

@@ -56,6 +56,7 @@ enum SQLiteMigrations {
             statements: rebuildJobsForLifecycle + PortableMigrations.lifecycleAndReceipts),
         PortableMigrations.apiKeyExpiryAndLastUse,
         PortableMigrations.previousIdentities,
+        PortableMigrations.jobsDueByApp,
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

@@ -135,4 +135,13 @@ enum PortableMigrations {
     static let previousIdentities = Migration(
         version: 9, name: "apps: previous server identities",
         statements: ["ALTER TABLE apps ADD COLUMN previous_identity_paths TEXT NOT NULL DEFAULT '[]'"])
+
+    /// Version 10 (issue 17 §12, fairness between apps): claims walk each app's due jobs, so the walk's index leads
+    /// with the app (`jobs_app_due`) and replaces `jobs_due` (same number of indexes to keep up on every change).
+    static let jobsDueByApp = Migration(
+        version: 10, name: "jobs due by app (fair claims between apps)",
+        statements: [
+            "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before)",
+            "DROP INDEX jobs_due",
+        ])
 }

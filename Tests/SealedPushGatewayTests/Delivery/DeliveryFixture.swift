@@ -64,7 +64,7 @@ struct DeliveryFixture {
     /// A well-formed 64-hex-digit token for a device number.
     static func token(_ number: Int) -> String {
         let digits = String(number + 1, radix: 16)
-        return String(repeating: "a", count: 64 - digits.count) + digits
+        return String(repeating: "0", count: 64 - digits.count) + digits  // "a" padding made 9, 0xa9, 0xaa9 … one token
     }
 
     /// Registers `device-0` … `device-(count-1)` with tokens ``token(_:)`` (sandbox for even numbers, production

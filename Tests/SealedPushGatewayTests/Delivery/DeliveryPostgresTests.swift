@@ -23,6 +23,7 @@ struct DeliveryPostgresTests {
     @Test func liveNodeIDIsRefused() async throws { try await NodeAndRetryDeliveryContract.liveNodeIDIsRefused(PostgresHarness()) }
     @Test func everyAPNsRequestIsCounted() async throws { try await NodeAndRetryDeliveryContract.everyAPNsRequestIsCounted(PostgresHarness()) }
     @Test func apnsKeyChangeTakesEffectWithoutRestart() async throws { try await CredentialReloadDeliveryContract.apnsKeyChangeTakesEffectWithoutRestart(PostgresHarness()) }
+    @Test func floodingAppDoesNotDelayAnother() async throws { try await FairnessDeliveryContract.floodingAppDoesNotDelayAnother(PostgresHarness()) }
     @Test func iPhoneAndAndroidEachGetOne() async throws { try await PlatformDeliveryContract.iPhoneAndAndroidEachGetOne(PostgresHarness()) }
     @Test func fcmFaultsLoseNothing() async throws { try await PlatformDeliveryContract.fcmFaultsLoseNothing(PostgresHarness()) }
     @Test func unregisteredAndroidStopsSends() async throws { try await PlatformDeliveryContract.unregisteredAndroidStopsSends(PostgresHarness()) }

@@ -19,6 +19,7 @@ struct DeliverySQLiteTests {
     @Test func liveNodeIDIsRefused() async throws { try await NodeAndRetryDeliveryContract.liveNodeIDIsRefused(SQLiteHarness()) }
     @Test func everyAPNsRequestIsCounted() async throws { try await NodeAndRetryDeliveryContract.everyAPNsRequestIsCounted(SQLiteHarness()) }
     @Test func apnsKeyChangeTakesEffectWithoutRestart() async throws { try await CredentialReloadDeliveryContract.apnsKeyChangeTakesEffectWithoutRestart(SQLiteHarness()) }
+    @Test func floodingAppDoesNotDelayAnother() async throws { try await FairnessDeliveryContract.floodingAppDoesNotDelayAnother(SQLiteHarness()) }
     @Test func iPhoneAndAndroidEachGetOne() async throws { try await PlatformDeliveryContract.iPhoneAndAndroidEachGetOne(SQLiteHarness()) }
     @Test func fcmFaultsLoseNothing() async throws { try await PlatformDeliveryContract.fcmFaultsLoseNothing(SQLiteHarness()) }
     @Test func unregisteredAndroidStopsSends() async throws { try await PlatformDeliveryContract.unregisteredAndroidStopsSends(SQLiteHarness()) }
