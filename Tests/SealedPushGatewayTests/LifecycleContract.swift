@@ -101,6 +101,25 @@ enum LifecycleContract {
             // receipt is no longer a replay (the envelope's own expiry refuses it before the store is asked).
             #expect(try await store.purgeExpired(before: now.addingTimeInterval(604_801), limit: 100) == 0)
             #expect(try await store.recordReceipt(receipt(id1)) == .recorded(notificationID: notification.id, deviceID: "a", first: false))
+
+            // A batch (the receipt endpoint's group commit) answers each as one at a time would, in order: a
+            // receipt id twice in one batch is a replay the second time, the first receipt of a job is the first.
+            let id3 = String(repeating: "3", count: 32), id4 = String(repeating: "4", count: 32)
+            let b = { (id: String) in
+                ReceivedReceipt(
+                    appID: "alpha", keyID: jobB.keyID!, receiptID: id, receiptExpiresAt: now.addingTimeInterval(604_800),
+                    messageID: jobB.messageID!, outcome: "decrypted", reason: nil, attachmentsDelivered: 0,
+                    attachmentsFailed: 0, deviceTime: now, receivedAt: now)
+            }
+            let answers = try await store.recordReceipts([b(id3), b(id3), receipt(id4, message: jobB.messageID!), b(id4)])
+            #expect(
+                answers == [
+                    .recorded(notificationID: notification.id, deviceID: "b", first: true), .replayed, .unknownMessage,
+                    .recorded(notificationID: notification.id, deviceID: "b", first: false),
+                ])
+            #expect(try await store.recordReceipts([]) == [])
+            let after = try #require(try await store.notificationStatus(appID: "alpha", notificationID: notification.id))
+            #expect(after.deliveries.first { $0.deviceID == "b" }?.receipt?.count == 2)
         }
     }
 }

@@ -55,8 +55,8 @@ public final class DeliveryService: Service, Sendable {
     public let configuration: DeliveryConfiguration
 
     private let store: any GatewayStore
-    /// Job ends, written in groups (one SQLite transaction for the sends that finished together).
-    private let finishes: FinishBatcher
+    /// Job ends, written in groups (one SQLite transaction for the sends that finished together) (``GatewayStore/finish(_:)``): whether the owner still held each job.
+    private let finishes: GroupCommit<JobFinish, Bool>
     private let apps: AppDirectory
     private let providers: [PushPlatform: any PushProvider]
     /// The webhook (when configured): delivery posts unregistered devices to it, the HTTP API receipts.
@@ -88,7 +88,10 @@ public final class DeliveryService: Service, Sendable {
         self.instance = instance
         self.configuration = configuration
         self.store = store
-        self.finishes = FinishBatcher(store: store, maxBatch: configuration.maxConcurrentSends)
+        self.finishes = GroupCommit(maxBatch: configuration.maxConcurrentSends) { ends in
+            let held = try await store.finish(ends)
+            return ends.indices.map { $0 < held.count ? held[$0] : false }
+        }
         self.logger = logger
         self.apps = AppDirectory(store: store, refreshInterval: configuration.appRefreshInterval)
         let apns = APNsProvider(clients: APNsClientRegistry(configuration: configuration, logger: logger), logger: logger)
@@ -365,7 +368,7 @@ public final class DeliveryService: Service, Sendable {
         let now = configuration.now()
         let held: Bool
         do {
-            held = try await finishes.finish(
+            held = try await finishes.submit(
                 JobFinish(
                     jobID: job.id, owner: instance.leaseOwner, outcome: outcome, requests: requests,
                     transientReason: transientReason, now: now))

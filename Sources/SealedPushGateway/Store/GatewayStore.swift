@@ -184,6 +184,11 @@ public protocol GatewayStore: Sendable {
     /// (else ``ReceiptRecording/unknownMessage``, and nothing is written), and keeps the first receipt on it.
     func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording
 
+    /// Records receipts as ``recordReceipt(_:)`` does each, in as few transactions as the store can (SQLite: one;
+    /// the default records each in its own), answering each in order. Two of the same receipt id in one batch: the
+    /// second is ``ReceiptRecording/replayed``.
+    func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording]
+
     /// Outstanding jobs of every app.
     func queueDepth() async throws -> QueueDepth
 
@@ -211,6 +216,13 @@ public protocol GatewayStore: Sendable {
 }
 
 extension GatewayStore {
+    /// Records each receipt in its own call.
+    public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] {
+        var answers: [ReceiptRecording] = []
+        for receipt in receipts { answers.append(try await recordReceipt(receipt)) }
+        return answers
+    }
+
     /// Writes each job's end on its own, concurrently (see ``finish(_:)``).
     public func finish(_ batch: [JobFinish]) async throws -> [Bool] {
         try await withThrowingTaskGroup(of: (Int, Bool).self) { group in

@@ -22,6 +22,26 @@ struct ReceiptIntake: Sendable {
     let webhook: UnregisteredWebhook?
     /// Apps and device keys of recent receipts.
     let senders = ReceiptSenders()
+    /// Receipts recorded in groups: those that arrive while a batch is written go in the next one transaction.
+    let records: GroupCommit<ReceivedReceipt, ReceiptRecording>
+
+    /// The most receipts recorded in one transaction.
+    static let maxBatch = 128
+
+    init(
+        calls: StoreCalls, openers: AppReceiptOpeners, limiter: AppRateLimiter, metrics: GatewayMetrics,
+        clock: @escaping @Sendable () -> Date, webhook: UnregisteredWebhook?
+    ) {
+        self.calls = calls
+        self.openers = openers
+        self.limiter = limiter
+        self.metrics = metrics
+        self.clock = clock
+        self.webhook = webhook
+        self.records = GroupCommit(maxBatch: Self.maxBatch) { batch in
+            try await calls.run("recordReceipts", { try await $0.recordReceipts(batch) })
+        }
+    }
 
     /// The one answer of every receipt that does not count.
     static let refused = GatewayAPIError(
@@ -112,7 +132,7 @@ struct ReceiptIntake: Sendable {
             messageID: Hex.encode(receipt.messageID), outcome: outcome, reason: reason,
             attachmentsDelivered: receipt.attachmentsDelivered, attachmentsFailed: receipt.attachmentsFailed,
             deviceTime: Date(timeIntervalSince1970: TimeInterval(receipt.deviceTime)), receivedAt: now)
-        switch try await calls.run("recordReceipt", { try await $0.recordReceipt(record) }) {
+        switch try await records.submit(record) {
         case .recorded(let notificationID, let deviceID, let first):
             metrics.recordReceipt(outcome: outcome, reason: reason)
             if first {

@@ -80,6 +80,7 @@ struct SlowPingStore: GatewayStore {
     }
     func device(appID: String, keyID: String) async throws -> StoredDevice? { try await inner.device(appID: appID, keyID: keyID) }
     func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording { try await inner.recordReceipt(receipt) }
+    func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] { try await inner.recordReceipts(receipts) }
     func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
     func node(id nodeID: String) async throws -> NodeInstance? { try await inner.node(id: nodeID) }
     func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {

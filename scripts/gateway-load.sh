@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Gateway latency under load, release build (issue 17 §13): a real `sealed-push-gateway serve` (delivery on) and a
+# real `sealed-push emulator` on loopback, 1,000 devices registered over the API, and `wrk` (Debian's) posting sends
+# to one device each, as a backend sending chat messages would.
+#
+#   1. Capacity: `wrk -t2 -c32` for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
+#      delivered/s (accepted ÷ time until the last was sent).
+#   2. Half capacity: `wrk -t2 -c16` paced (each connection waits between its requests) at half the smaller of the
+#      two rates, for 2 × SECONDS: POST p50/p99 and accepted → delivered p50/p99 (each job's sent time against its
+#      notification's accepted time, from the database).
+#
+# Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
+# `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
+# lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`, 128).
+#
+#   bash scripts/gateway-load.sh [STORE] [SECONDS]
+#
+# STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
+# the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
+# (FAULTS=0.05: 15 % of requests fail). BINDIR=... uses binaries built elsewhere instead of building in release.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+store=${1:-sqlite}
+seconds=${2:-10}
+faults=${FAULTS:-0}
+devices=1000
+in_flight=128
+command -v wrk >/dev/null || { echo "gateway-load: needs wrk (apt-get install wrk)" >&2; exit 2; }
+if [ -z "${BINDIR:-}" ]; then
+    swift build -c release --product sealed-push >&2
+    swift build -c release --product sealed-push-gateway >&2
+    BINDIR=$(swift build -c release --show-bin-path)
+fi
+S=$(cd "$BINDIR" && pwd)/sealed-push
+G=$(cd "$BINDIR" && pwd)/sealed-push-gateway
+[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-load: $S and $G must be built" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/sealed-push-gateway-load.XXXXXX)
+emulator_pid=
+gateway_pid=
+database_name=
+cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null || true
+    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null || true
+    if [ -n "$database_name" ]; then
+        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $database_name" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() {  # FILE PATTERN
+    for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    echo "gateway-load: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+case "$store" in
+sqlite) database="sqlite:gateway.sqlite" ;;
+postgres)
+    : "${SEALEDPUSH_TEST_POSTGRES_URL:?set it (eval \"\$(bash scripts/postgres-test.sh start)\")}"
+    database_name="gateway_load_$$"
+    psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "CREATE DATABASE $database_name" >/dev/null
+    database="${SEALEDPUSH_TEST_POSTGRES_URL%/*}/$database_name"
+    ;;
+*) echo "gateway-load: STORE is sqlite or postgres" >&2; exit 2 ;;
+esac
+
+cd "$work"
+"$S" apns-keygen --out AuthKey.p8 >/dev/null
+"$G" init --dir gw --app-id load --topic com.example.load --team-id LOADTEAM01 --key-id LOADKEY001 \
+    --apns-key AuthKey.p8 --database "$database" >init.out
+key=$(sed -n 's/^API key.*: //p' init.out)
+python3 - gw/gateway.json "$in_flight" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config.setdefault("delivery", {})["maxConcurrentSends"] = int(sys.argv[2])
+json.dump(config, open(sys.argv[1], "w"))
+PY
+"$S" emulator --auth-key AuthKey.p8 --key-id LOADKEY001 --team-id LOADTEAM01 --cert-out emulator.pem \
+    --keep-total 0 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" --fault-goaway "$faults" \
+    >emulator.out 2>&1 &
+emulator_pid=$!
+wait_for emulator.out "listening on"
+emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
+export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway.json \
+    >serve.out 2>&1 &
+gateway_pid=$!
+wait_for serve.out "listening on port"
+port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
+api="http://127.0.0.1:$port/v1/apps/load"
+
+"$S" device init --keyring phone >registration.json
+registration=$(cat registration.json)
+export registration api key
+seq 1 "$devices" | xargs -P 8 -I{} bash -c '
+    fields=$(printf "\"apnsToken\":\"%064x\",\"environment\":\"sandbox\"" {})
+    curl -sS --fail-with-body -o /dev/null -X PUT "$api/devices/load-{}" -H "Authorization: Bearer $key" \
+        -H "Content-Type: application/json" -d "{$fields,\"registration\":$registration}"
+'
+
+# One device per send, a random one of the 1,000; PACE_MS > 0 makes each connection wait that long between requests.
+cat >send.lua <<LUA
+wrk.method = "POST"
+wrk.headers["Authorization"] = "Bearer $key"
+wrk.headers["Content-Type"] = "application/json"
+local pace = tonumber(os.getenv("PACE_MS") or "0")
+math.randomseed(os.time())
+request = function()
+    local body = string.format(
+        '{"devices":["load-%d"],"content":{"title":"Ana","body":"are we still on for lunch at one?"},"ttl":3600}',
+        math.random(1, $devices))
+    return wrk.format(nil, nil, nil, body)
+end
+if pace > 0 then delay = function() return pace end end
+LUA
+
+metric() {  # the sum of a counter over its labels
+    curl -sS "http://127.0.0.1:$port/metrics" |
+        awk -v name="$1" '$1 == name || index($1, name "{") == 1 { t += $2 } END { printf "%d", t }'
+}
+accepted_total() { metric sealedpush_gateway_sealed_total; }  # jobs (one device per send)
+drain() {  # waits until every accepted job was sent; prints the time it happened
+    local target=$1 stalled=0 previous=-1 done_count
+    while :; do
+        done_count=$(metric sealedpush_gateway_sent_total)
+        (( done_count >= target )) && break
+        if (( done_count == previous )); then stalled=$(( stalled + 1 )); else stalled=0; fi
+        previous=$done_count
+        (( stalled < 600 )) || { echo "gateway-load: delivery stalled at $done_count of $target" >&2; exit 1; }
+        sleep 0.1
+    done
+    date +%s.%N
+}
+wrk_figures() {  # wrk output → "requests rate p50_ms p99_ms non2xx"
+    python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def ms(label):
+    m = re.search(r"^\s*" + label + r"\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+requests = int(re.search(r"(\d+) requests in", text).group(1))
+rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+non2xx = int(m.group(1)) if (m := re.search(r"Non-2xx or 3xx responses: (\d+)", text)) else 0
+errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+print(requests, rate, ms("50%"), ms("99%"), non2xx + errors)
+PY
+}
+
+echo "==> capacity: wrk -t2 -c32 -d${seconds}s (faults $faults each of 429, 500, GOAWAY)" >&2
+begin=$(date +%s.%N)
+wrk -t2 -c32 -d"${seconds}s" --latency -s send.lua "$api/notifications" >capacity.txt
+read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <<<"$(wrk_figures capacity.txt)"
+cap_accepted=$(accepted_total)
+cap_done=$(drain "$cap_accepted")
+cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
+
+half=$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")
+pace=$(python3 -c "print(max(1, round(16 * 1000 / $half)))")
+half_seconds=$(( 2 * seconds ))
+echo "==> half capacity: ~${half%.*}/s (wrk -t2 -c16, ${pace} ms between a connection's requests) for ${half_seconds}s" >&2
+half_begin_ms=$(python3 -c "import time; print(int(time.time() * 1000))")
+PACE_MS=$pace wrk -t2 -c16 -d"${half_seconds}s" --latency -s send.lua "$api/notifications" >half.txt
+read -r half_requests half_rate half_p50 half_p99 half_bad <<<"$(wrk_figures half.txt)"
+total_accepted=$(accepted_total)
+drain "$total_accepted" >/dev/null
+sleep 1  # the emulator's record file is flushed in 64 KiB pieces and on exit
+kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+kill -INT "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
+
+# Each job: state, apns-id, accepted and sent times (ms).
+query="SELECT j.state, COALESCE(j.apns_id, ''), n.created_at, j.updated_at FROM jobs j JOIN notifications n ON n.id = j.notification_id"
+if [ "$store" = sqlite ]; then
+    python3 -c 'import sqlite3,sys; [print("|".join(map(str, r))) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]' \
+        gw/gateway.sqlite "$query" >jobs.txt
+else
+    psql -At "$database" -c "$query" >jobs.txt
+fi
+
+python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$in_flight" \
+    "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
+    "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" <<'PY'
+import collections, json, sys
+store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered = (
+    int(sys.argv[6]), float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9]), int(sys.argv[10]), int(sys.argv[11]), float(sys.argv[12]))
+half_requests, half_rate, half_p50, half_p99, half_bad = (
+    int(sys.argv[13]), float(sys.argv[14]), float(sys.argv[15]), float(sys.argv[16]), int(sys.argv[17]))
+jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
+states = collections.Counter(state for state, *_ in jobs)
+latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
+def pct(values, p): return values[min(len(values) - 1, int(len(values) * p / 100))] if values else float("nan")
+accepted_ids = collections.Counter()
+for line in open("records.jsonl"):
+    accepted_ids[json.loads(line)["apns-id"].lower()] += 1
+sent_ids = {apns_id.lower() for state, apns_id, *_ in jobs if state == "sent"}
+missing = len(sent_ids - set(accepted_ids))
+duplicates = sum(count - 1 for count in accepted_ids.values())
+lost = len(jobs) - states["sent"] + missing
+print(f"\ngateway under load, APNs, {store}, faults {faults:g} each of 429/500/GOAWAY (release build, one run)\n")
+print("| phase | sends | accepted/s | POST p50 | POST p99 | delivered/s | accepted→delivered p50 | p99 | refused or errors |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print(f"| capacity (wrk -c32, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
+print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | {half_rate:,.0f} | {half_p50:.1f} ms | {half_p99:.1f} ms | | "
+      f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
+print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
+      f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
+ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000
+print("p99 accepted→delivered at half capacity ≤ 1 s, 0 lost, duplicates ≤ in flight:", "PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+PY
