@@ -17,7 +17,8 @@
 #
 # STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
-# (FAULTS=0.05: 15 % of requests fail). BINDIR=... uses binaries built elsewhere instead of building in release.
+# (FAULTS=0.05: 15 % of requests fail). RATE=N paces the second phase at N sends/s instead of half the capacity.
+# BINDIR=... uses binaries built elsewhere instead of building in release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${1:-sqlite}
@@ -156,7 +157,7 @@ cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 
-half=$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")
+half=${RATE:-$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")}
 pace=$(python3 -c "print(max(1, round(16 * 1000 / $half)))")
 half_seconds=$(( 2 * seconds ))
 echo "==> half capacity: ~${half%.*}/s (wrk -t2 -c16, ${pace} ms between a connection's requests) for ${half_seconds}s" >&2

@@ -72,9 +72,11 @@ struct ServeCommand: AsyncParsableCommand {
             store: store, delivery: delivery, configuration: configuration, logger: logger)
         // The delivery service's webhook also forwards receipts from the API.
         let webhook = extra.lazy.compactMap { ($0 as? DeliveryService)?.webhook }.first
+        let deliveries = extra.compactMap { $0 as? DeliveryService }
         let http = GatewayHTTPServer(
             configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,
             overflow: try configuration.overflowConfiguration(), logger: logger, tls: tls, webhook: webhook,
+            onQueued: { for delivery in deliveries { delivery.jobsQueued() } },
             onListening: { port in
                 logger.info("listening", metadata: ["port": "\(port)"])
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.

@@ -22,6 +22,7 @@ struct PostgresStoreTests {
     @Test func usersDevices() async throws { try await StoreContract.usersDevices(PostgresHarness()) }
     @Test func removeUserDevices() async throws { try await StoreContract.removeUserDevices(PostgresHarness()) }
     @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
+    @Test func enqueueBatch() async throws { try await StoreContract.enqueueBatch(PostgresHarness()) }
     @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(PostgresHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
     @Test func claimOrder() async throws { try await StoreContract.claimOrder(PostgresHarness()) }

@@ -315,6 +315,40 @@ enum StoreContract {
         }
     }
 
+    /// A batch (the send endpoint's group commit) answers each notification as one at a time would, in order: one
+    /// refused (an unknown device, no device) is refused alone and writes nothing; of two with one idempotency key,
+    /// one is committed and the other replays it.
+    static func enqueueBatch(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let good = try fixtures.notification(appID: "alpha", to: keys)
+            var unknown = try fixtures.notification(appID: "alpha", to: keys)
+            unknown.jobs.append(NewNotification.Job(deviceID: "nobody", body: unknown.jobs[0].body))
+            var empty = try fixtures.notification(appID: "alpha", to: keys)
+            empty.jobs = []
+            let keyed = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k")
+            let again = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k")
+            let results = try await store.enqueueBatch([good, unknown, empty, keyed, again])
+            #expect(results.count == 5)
+            #expect((try? results[0].get()) == EnqueueResult(id: good.id, replayed: false, jobCount: 2))
+            if case .failure(let error) = results[1] {
+                #expect(error.code == .unknownDevice && error.field == "devices[2]")
+            } else { Issue.record("a notification to an unknown device was committed") }
+            if case .failure(let error) = results[2] { #expect(error.code == .invalidArgument) } else {
+                Issue.record("a notification without devices was committed")
+            }
+            // One of the two with the same key is committed (SQLite: the first; concurrent stores: either), the
+            // other answers its id as a replay.
+            let keyedResults = [try results[3].get(), try results[4].get()]
+            #expect(keyedResults[0].id == keyedResults[1].id && [keyed.id, again.id].contains(keyedResults[0].id))
+            #expect(keyedResults.filter(\.replayed).count == 1)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: unknown.id) == nil)
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: good.id)?.deliveries.count == 2)
+            #expect(try await store.queueDepth().queued == 4)
+            #expect(try await store.enqueueBatch([]).isEmpty)
+        }
+    }
+
     /// The request digest kept with an idempotency key is answered by a replay and by `idempotentRequest`; a key
     /// without a digest (stored before digests were kept) answers nil; a notification without a key keeps none.
     static func idempotencyRequestDigest(_ harness: any StoreHarness) async throws {

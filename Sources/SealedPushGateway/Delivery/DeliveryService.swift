@@ -57,6 +57,8 @@ public final class DeliveryService: Service, Sendable {
     private let store: any GatewayStore
     /// Job ends, written in groups (one SQLite transaction for the sends that finished together) (``GatewayStore/finish(_:)``): whether the owner still held each job.
     private let finishes: GroupCommit<JobFinish, Bool>
+    /// Wakes the claim loop (a send ended, jobs were queued, stop).
+    private let signal = DeliverySignal()
     private let apps: AppDirectory
     private let providers: [PushPlatform: any PushProvider]
     /// The webhook (when configured): delivery posts unregistered devices to it, the HTTP API receipts.
@@ -102,6 +104,10 @@ public final class DeliveryService: Service, Sendable {
         self.webhook = try configuration.webhook.map { try UnregisteredWebhook(configuration: $0, logger: logger) }
         self.metrics = DeliveryMetrics(factory: metricsFactory)
     }
+
+    /// Jobs were queued (by the HTTP API in this process): claim now rather than at the next poll. Cheap, callable
+    /// from any thread, before or during ``run()``; other nodes find the jobs at their next poll.
+    public func jobsQueued() { signal.wake() }
 
     /// Takes the node id for this process (see ``NodeInstance``), once; ``run()`` calls it if nobody did. Call it
     /// before serving anything, so a misconfigured second process fails before it listens.
@@ -150,7 +156,7 @@ public final class DeliveryService: Service, Sendable {
     /// - Throws: What ``start()`` throws, when it was not called before.
     public func run() async throws {
         try await start()
-        let signal = DeliverySignal()
+        let signal = self.signal
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withTaskGroup(of: Void.self) { group in

@@ -357,69 +357,93 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
         try notification.validate()
-        return try await write("enqueueing a notification") { db in
-            if let key = notification.idempotencyKey,
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
-                        FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
-                        """,
-                    arguments: [notification.appID, key])
-            {
-                return EnqueueResult(
-                    id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
-                    requestDigest: row["request_digest"])
-            }
-            var unregistered = Set<String>()
-            for (index, job) in notification.jobs.enumerated() {
-                guard
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT unregistered_at FROM devices WHERE app_id = ? AND device_id = ?"),
-                        arguments: [notification.appID, job.deviceID])
-                else {
-                    throw GatewayStoreError(
-                        .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
-                        field: "devices[\(index)]")
-                }
-                if (row["unregistered_at"] as Int64?) != nil { unregistered.insert(job.deviceID) }
-            }
-            let id = notification.id.uuidString.lowercased()
-            let created = Millis.from(notification.createdAt)
-            try db.execute(
-                sql: """
-                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                               request_digest)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    id, notification.appID, notification.idempotencyKey, notification.priority,
-                    notification.collapseID, created, Millis.from(notification.expiresAt),
-                    notification.idempotencyKey == nil ? nil : notification.requestDigest,
-                ])
-            for job in notification.jobs {
-                let gone = unregistered.contains(job.deviceID)
-                // One prepared statement for every job (a fan-out to 1,000 devices parsed it 1,000 times).
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                          failure_reason, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """
-                ).execute(
-                    arguments: [
-                        id, notification.appID, job.deviceID, Data(job.body.bytes),
-                        gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
-                        gone ? "DeviceUnregistered" : nil, created,
-                    ])
-                if let messageID = job.messageID, let keyID = job.keyID {
-                    try db.cachedStatement(
-                        sql: "INSERT INTO job_messages (job_id, app_id, message_id, key_id) VALUES (?, ?, ?, ?)"
-                    ).execute(arguments: [db.lastInsertedRowID, notification.appID, messageID, keyID])
+        return try await write("enqueueing a notification") { db in try Self.insert(notification, db) }
+    }
+
+    public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
+        guard !notifications.isEmpty else { return [] }
+        // One durable transaction, one fsync, for every send that arrived while the previous batch was written; each
+        // notification in a savepoint of its own, so one refused leaves the others.
+        return try await write("enqueueing \(notifications.count) notifications") { db in
+            try notifications.map { notification in
+                do {
+                    try notification.validate()
+                    var result: EnqueueResult?
+                    try db.inSavepoint {
+                        result = try Self.insert(notification, db)
+                        return .commit
+                    }
+                    return .success(result!)
+                } catch let error as GatewayStoreError where error.code == .unknownDevice || error.code == .invalidArgument {
+                    return .failure(error)
                 }
             }
-            return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
         }
+    }
+
+    /// A notification and its jobs, within the caller's transaction (``enqueue(_:)``'s rules).
+    private static func insert(_ notification: NewNotification, _ db: Database) throws -> EnqueueResult {
+        if let key = notification.idempotencyKey,
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
+                    FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
+                    """,
+                arguments: [notification.appID, key])
+        {
+            return EnqueueResult(
+                id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
+                requestDigest: row["request_digest"])
+        }
+        var unregistered = Set<String>()
+        for (index, job) in notification.jobs.enumerated() {
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT unregistered_at FROM devices WHERE app_id = ? AND device_id = ?"),
+                    arguments: [notification.appID, job.deviceID])
+            else {
+                throw GatewayStoreError(
+                    .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
+                    field: "devices[\(index)]")
+            }
+            if (row["unregistered_at"] as Int64?) != nil { unregistered.insert(job.deviceID) }
+        }
+        let id = notification.id.uuidString.lowercased()
+        let created = Millis.from(notification.createdAt)
+        try db.execute(
+            sql: """
+                INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                           request_digest)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                id, notification.appID, notification.idempotencyKey, notification.priority,
+                notification.collapseID, created, Millis.from(notification.expiresAt),
+                notification.idempotencyKey == nil ? nil : notification.requestDigest,
+            ])
+        for job in notification.jobs {
+            let gone = unregistered.contains(job.deviceID)
+            // One prepared statement for every job (a fan-out to 1,000 devices parsed it 1,000 times).
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                      failure_reason, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(
+                arguments: [
+                    id, notification.appID, job.deviceID, Data(job.body.bytes),
+                    gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
+                    gone ? "DeviceUnregistered" : nil, created,
+                ])
+            if let messageID = job.messageID, let keyID = job.keyID {
+                try db.cachedStatement(
+                    sql: "INSERT INTO job_messages (job_id, app_id, message_id, key_id) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: [db.lastInsertedRowID, notification.appID, messageID, keyID])
+            }
+        }
+        return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
     }
 
     public func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {

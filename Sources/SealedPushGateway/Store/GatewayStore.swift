@@ -122,6 +122,14 @@ public protocol GatewayStore: Sendable {
     ///   `invalidArgument` for no device, a repeated device, a bad priority or expiry.
     func enqueue(_ notification: NewNotification) async throws -> EnqueueResult
 
+    /// Commits notifications as ``enqueue(_:)`` does each, answering each in order: its result, or the
+    /// ``GatewayStoreError`` that refused it alone (`unknownDevice`, `invalidArgument`), which leaves the others
+    /// committed; of two with one idempotency key, one is committed and the other replays it. SQLite commits the
+    /// batch in one durable transaction (one fsync for all: group commit); the default enqueues each concurrently in
+    /// its own.
+    /// - Throws: What fails the whole batch (the database), in which case none was committed on SQLite.
+    func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>]
+
     /// Claims up to `limit` due jobs for `owner` until `now + leaseDuration`: queued jobs whose retry time has
     /// come, and claimed jobs whose lease expired (taken over). Never hands one job to two claimers whose leases
     /// overlap. Skips jobs of expired notifications and of unregistered devices. Increments `attempts`.
@@ -216,6 +224,24 @@ public protocol GatewayStore: Sendable {
 }
 
 extension GatewayStore {
+    /// Enqueues each concurrently, each in its own transaction.
+    public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
+        try await withThrowingTaskGroup(of: (Int, Result<EnqueueResult, GatewayStoreError>).self) { group in
+            for (index, notification) in notifications.enumerated() {
+                group.addTask {
+                    do { return (index, .success(try await self.enqueue(notification))) } catch let error
+                        as GatewayStoreError where error.code == .unknownDevice || error.code == .invalidArgument
+                    {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var results = [Result<EnqueueResult, GatewayStoreError>?](repeating: nil, count: notifications.count)
+            for try await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
     /// Records each receipt in its own call.
     public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] {
         var answers: [ReceiptRecording] = []

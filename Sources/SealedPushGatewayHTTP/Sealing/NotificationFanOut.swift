@@ -21,6 +21,11 @@ struct NotificationFanOut: Sendable {
     let metrics: GatewayMetrics
     let limiter: AppRateLimiter
     let clock: @Sendable () -> Date
+    /// Sends committed in groups (one SQLite transaction and fsync for the sends that arrive together); each
+    /// answer is its own result or the store's refusal of it alone.
+    let enqueues: GroupCommit<NewNotification, Result<EnqueueResult, GatewayStoreError>>
+    /// Told after each commit that queued jobs (delivery in this process claims them at once, not at its next poll).
+    let onQueued: @Sendable () -> Void
 
     /// Seals and enqueues; answers after the commit.
     /// - Parameters:
@@ -89,7 +94,10 @@ struct NotificationFanOut: Sendable {
         let sealer = try await sealers.sealer(for: app, placeholder: request.placeholder)
         let now = clock()
         let nowSeconds = UInt64(max(0, now.timeIntervalSince1970.rounded(.down)))
-        let createdAt = Date(timeIntervalSince1970: TimeInterval(nowSeconds))
+        // Accepted at `now` (the status's `createdAt`, to the millisecond); the expiry is the envelopes' own, whole
+        // seconds from `nowSeconds`.
+        let createdAt = now
+        let issuedAt = Date(timeIntervalSince1970: TimeInterval(nowSeconds))
         let ttl = UInt64(request.ttl)
 
         // Attachments: each encrypted once into the blob store; its descriptor (URL, key) goes into every
@@ -156,11 +164,18 @@ struct NotificationFanOut: Sendable {
             id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
             // The default collapse id makes a resend replace, never double (the contract).
             collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest)
-        let result = try await calls.run("enqueue") { try await $0.enqueue(notification) }
+            expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest)
+        let result: EnqueueResult
+        switch try await enqueues.submit(notification) {
+        case .success(let committed): result = committed
+        case .failure(let refused): throw calls.apiError(refused, "enqueue")
+        }
         // A concurrent request took the key first: the same rule as the early check.
         if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
-        if !result.replayed { metrics.accepted.increment() }
+        if !result.replayed {
+            metrics.accepted.increment()
+            onQueued()
+        }
         return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
     }
 

@@ -43,12 +43,15 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     ///   - clock: The gateway's clock (registrations' skew rule, notification times).
     ///   - tls: The certificate to serve HTTPS with (each new connection takes its current one); nil: plain HTTP.
     ///   - webhook: The gateway's webhook (the delivery service's), which receipts are forwarded to; nil: none.
+    ///   - onQueued: Called after each commit that queued jobs: ring the delivery service of this process
+    ///     (``DeliveryService/jobsQueued()``) so it claims them at once rather than at its next poll.
     ///   - onListening: Called with the bound port once the server listens (useful with port 0).
     public init(
         configuration: GatewayHTTPConfiguration, store: any GatewayStore, metrics: GatewayMetrics,
         overflow: OverflowConfiguration? = nil, logger: Logger = Logger(label: "sealed-push.gateway.http"),
         clock: @escaping @Sendable () -> Date = { Date() }, tls: GatewayTLSContext? = nil,
-        webhook: UnregisteredWebhook? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        webhook: UnregisteredWebhook? = nil, onQueued: @escaping @Sendable () -> Void = {},
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.tls = tls
         self.configuration = configuration
@@ -64,11 +67,18 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         self.fanOut = NotificationFanOut(
             calls: calls, sealers: AppSealers(), overflow: overflow,
             fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, limiter: limiter,
-            clock: clock)
+            clock: clock,
+            enqueues: GroupCommit(maxBatch: Self.maxEnqueueBatch) { batch in
+                try await calls.run("enqueue") { try await $0.enqueueBatch(batch) }
+            },
+            onQueued: onQueued)
         self.receipts = ReceiptIntake(
             calls: calls, openers: AppReceiptOpeners(), limiter: limiter, metrics: metrics, clock: clock,
             webhook: webhook)
     }
+
+    /// The most sends committed in one transaction.
+    static let maxEnqueueBatch = 64
 
     /// The listening address only (service groups log their services' descriptions).
     public var description: String { "GatewayHTTPServer(\(configuration.host):\(configuration.port))" }

@@ -31,20 +31,26 @@ struct StoreCalls: Sendable {
         } catch let error as GatewayAPIError {
             throw error
         } catch let error as GatewayStoreError {
-            switch error.code {
-            case .unknownDevice:
-                throw GatewayAPIError(.unprocessableContent, "unknownDevice", error.message, field: error.field)
-            case .invalidArgument:
-                throw GatewayAPIError.invalid(error.message, field: error.field)
-            default:
-                logger.error("store call failed", metadata: ["call": "\(what)", "code": "\(error.code)"])
-                throw GatewayAPIError.unavailable
-            }
+            throw apiError(error, what)
         } catch is CancellationError {
             throw GatewayAPIError.unavailable
         } catch {
             logger.error("store call failed", metadata: ["call": "\(what)", "error": "\(type(of: error))"])
             throw GatewayAPIError.unavailable
+        }
+    }
+
+    /// The contract's error for a store's: `422` for `unknownDevice` and `invalidArgument`, else `503` (logged by
+    /// its code only).
+    func apiError(_ error: GatewayStoreError, _ what: String) -> GatewayAPIError {
+        switch error.code {
+        case .unknownDevice:
+            return GatewayAPIError(.unprocessableContent, "unknownDevice", error.message, field: error.field)
+        case .invalidArgument:
+            return GatewayAPIError.invalid(error.message, field: error.field)
+        default:
+            logger.error("store call failed", metadata: ["call": "\(what)", "code": "\(error.code)"])
+            return GatewayAPIError.unavailable
         }
     }
 }

@@ -59,6 +59,7 @@ struct SlowPingStore: GatewayStore {
         try await inner.idempotentRequest(appID: appID, idempotencyKey: idempotencyKey)
     }
     func enqueue(_ notification: NewNotification) async throws -> EnqueueResult { try await inner.enqueue(notification) }
+    func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] { try await inner.enqueueBatch(notifications) }
     func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
         try await inner.claim(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)
     }
