@@ -149,12 +149,16 @@ print(requests, rate, ms("50%"), ms("99%"), non2xx + errors)
 PY
 }
 
+cpu_seconds() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gateway_pid/stat"; }  # utime + stime, 100 Hz
+
 echo "==> capacity: wrk -t2 -c32 -d${seconds}s (faults $faults each of 429, 500, GOAWAY)" >&2
+cpu_before=$(cpu_seconds)
 begin=$(date +%s.%N)
 wrk -t2 -c32 -d"${seconds}s" --latency -s send.lua "$api/notifications" >capacity.txt
 read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <<<"$(wrk_figures capacity.txt)"
 cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
+cap_cpu=$(python3 -c "print(($(cpu_seconds) - $cpu_before) * 1000 / $cap_accepted)")
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 
 half=${RATE:-$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")}
@@ -168,6 +172,16 @@ total_accepted=$(accepted_total)
 drain "$total_accepted" >/dev/null
 sleep 1  # the emulator's record file is flushed in 64 KiB pieces and on exit
 kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+# The bare client in the same run: `sealed-push send`, sealing each notification afresh, 128 in flight, to the same
+# emulator (its faults too), as many as the capacity phase accepted.
+"$S" keygen --out bare-server.key >/dev/null
+device_public=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["publicKey"])' registration.json)
+bare_begin=$(date +%s.%N)
+"$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
+    --key-id LOADKEY001 --team-id LOADTEAM01 --topic com.example.load --token "$(printf %064x 1)" \
+    --server-key bare-server.key --device-public "$device_public" --title Ana --body "are we still on for lunch at one?" \
+    --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 || { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
+bare_rate=$(python3 -c "print($cap_accepted / ($(date +%s.%N) - $bare_begin))")
 kill -INT "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
 
 # Each job: state, apns-id, accepted and sent times (ms).
@@ -179,23 +193,25 @@ else
     psql -At "$database" -c "$query" >jobs.txt
 fi
 
-python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$in_flight" \
+python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$in_flight" "$cap_cpu" "$bare_rate" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+cap_cpu, bare_rate = float(sys.argv[6]), float(sys.argv[7])
 cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered = (
-    int(sys.argv[6]), float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9]), int(sys.argv[10]), int(sys.argv[11]), float(sys.argv[12]))
+    int(sys.argv[8]), float(sys.argv[9]), float(sys.argv[10]), float(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13]), float(sys.argv[14]))
 half_requests, half_rate, half_p50, half_p99, half_bad = (
-    int(sys.argv[13]), float(sys.argv[14]), float(sys.argv[15]), float(sys.argv[16]), int(sys.argv[17]))
+    int(sys.argv[15]), float(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), int(sys.argv[19]))
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
 def pct(values, p): return values[min(len(values) - 1, int(len(values) * p / 100))] if values else float("nan")
-accepted_ids = collections.Counter()
-for line in open("records.jsonl"):
-    accepted_ids[json.loads(line)["apns-id"].lower()] += 1
 sent_ids = {apns_id.lower() for state, apns_id, *_ in jobs if state == "sent"}
+accepted_ids = collections.Counter()  # the gateway's only (the bare client's sends are in the record too)
+for line in open("records.jsonl"):
+    apns_id = json.loads(line)["apns-id"].lower()
+    if apns_id in sent_ids: accepted_ids[apns_id] += 1
 missing = len(sent_ids - set(accepted_ids))
 duplicates = sum(count - 1 for count in accepted_ids.values())
 lost = len(jobs) - states["sent"] + missing
@@ -205,6 +221,8 @@ print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 print(f"| capacity (wrk -c32, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
 print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | {half_rate:,.0f} | {half_p50:.1f} ms | {half_p99:.1f} ms | | "
       f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
+print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `sealed-push send` (sealing each, 128 in flight, "
+      f"same emulator): {bare_rate:,.0f}/s; gateway delivered / bare: {cap_delivered / bare_rate:.2f}x")
 print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
       f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
 ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000

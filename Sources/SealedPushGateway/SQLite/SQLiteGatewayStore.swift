@@ -125,7 +125,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func app(id: String) async throws -> GatewayApp? {
         try await read("reading app '\(id)'") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map(Self.app)
         }
     }
 
@@ -166,7 +166,9 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func apiKey(id: String) async throws -> StoredAPIKey? {
         try await read("reading API key \(id)") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(Self.apiKey)
+            // Prepared once per connection (every request authenticates): compiling each time showed in the profile.
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM api_keys WHERE id = ?"), arguments: [id])
+                .map(Self.apiKey)
         }
     }
 
@@ -269,10 +271,10 @@ public final class SQLiteGatewayStore: GatewayStore {
         guard !deviceIDs.isEmpty else { return [] }
         return try await read("reading devices") { db in
             let marks = Array(repeating: "?", count: deviceIDs.count).joined(separator: ", ")
-            return try Row.fetchAll(
-                db, sql: "SELECT * FROM devices WHERE app_id = ? AND device_id IN (\(marks)) ORDER BY device_id",
-                arguments: StatementArguments([appID] + deviceIDs)
-            ).map(Self.device)
+            let sql = "SELECT * FROM devices WHERE app_id = ? AND device_id IN (\(marks)) ORDER BY device_id"
+            // Sends to a few devices (the common case) reuse a prepared statement per length.
+            let statement = deviceIDs.count <= 16 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            return try Row.fetchAll(statement, arguments: StatementArguments([appID] + deviceIDs)).map(Self.device)
         }
     }
 
@@ -385,11 +387,11 @@ public final class SQLiteGatewayStore: GatewayStore {
     private static func insert(_ notification: NewNotification, _ db: Database) throws -> EnqueueResult {
         if let key = notification.idempotencyKey,
             let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
-                    FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
+                        FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
+                        """),
                 arguments: [notification.appID, key])
         {
             return EnqueueResult(
@@ -411,12 +413,13 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
         let id = notification.id.uuidString.lowercased()
         let created = Millis.from(notification.createdAt)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
                                            request_digest)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 id, notification.appID, notification.idempotencyKey, notification.priority,
                 notification.collapseID, created, Millis.from(notification.expiresAt),
