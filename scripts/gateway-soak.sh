@@ -24,34 +24,9 @@ G=$(cd "$bindir" && pwd)/sealed-push-gateway
 [ -x "$S" ] && [ -x "$G" ] || { echo "gateway-soak: $S and $G must be built" >&2; exit 2; }
 (( count % devices == 0 )) || { echo "gateway-soak: COUNT must be a multiple of $devices" >&2; exit 2; }
 
-work=$(mktemp -d)
-emulator_pid=
-gateway_pid=
-database_name=
-cleanup() {
-    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null || true
-    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null || true
-    if [ -n "$database_name" ]; then
-        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $database_name" >/dev/null 2>&1 || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-wait_for() {  # FILE PATTERN
-    for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-    echo "gateway-soak: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
-}
-
-case "$store" in
-sqlite) database="sqlite:gateway.sqlite" ;;
-postgres)
-    : "${SEALEDPUSH_TEST_POSTGRES_URL:?set it (eval \"\$(bash scripts/postgres-test.sh start)\")}"
-    database_name="gateway_soak_$$"
-    psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "CREATE DATABASE $database_name" >/dev/null
-    database="${SEALEDPUSH_TEST_POSTGRES_URL%/*}/$database_name"
-    ;;
-*) echo "gateway-soak: STORE is sqlite or postgres" >&2; exit 2 ;;
-esac
+rig_name=gateway-soak
+source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
+rig_database "$store"
 
 cd "$work"
 "$S" apns-keygen --out AuthKey.p8 >/dev/null

@@ -60,6 +60,39 @@ struct GatewayExecutableTests {
         return String(key)
     }
 
+    /// Runs `init` (app `shop`) into a fresh directory on `backend`, then `body` with the configuration's path, the
+    /// directory and the store opened beside the binary's; closes and removes everything after, also on a throw.
+    static func withInitializedGateway(
+        _ backend: Backend, _ body: (_ config: String, _ directory: URL, _ store: any GatewayStore) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_gw_") : nil
+        var arguments = [
+            "init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop", "--team-id", "TEAM123456",
+            "--key-id", "KEY1234567",
+        ]
+        if let postgres { arguments += ["--database", postgres.url] }
+        let initialized = try Self.run(arguments)
+        guard initialized.status == 0 else {
+            try? await postgres?.drop()
+            throw TestFailure("init exited \(initialized.status): \(initialized.stderr)")
+        }
+        let store: any GatewayStore =
+            if let postgres { try PostgresGatewayStore(url: postgres.url) } else {
+                try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
+            }
+        do {
+            try await body(directory.appendingPathComponent("gateway.json").path, directory, store)
+        } catch {
+            try? await store.close()
+            try? await postgres?.drop()
+            throw error
+        }
+        try await store.close()
+        try await postgres?.drop()
+    }
+
     @Test func initWritesPrivateFilesAndAKeyThatAuthenticates() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-init-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -97,22 +130,7 @@ struct GatewayExecutableTests {
     /// is printed once (and works), never listed; an expiry and the last use are listed; a revoked key is refused.
     @Test(arguments: Backend.available)
     func keyCreateListRevoke(_ backend: Backend) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-keys-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_keys_") : nil
-        var arguments = [
-            "init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop", "--team-id", "TEAM123456",
-            "--key-id", "KEY1234567",
-        ]
-        if let postgres { arguments += ["--database", postgres.url] }
-        let initialized = try Self.run(arguments)
-        #expect(initialized.status == 0, "\(initialized.stderr)")
-        let config = directory.appendingPathComponent("gateway.json").path
-        let store: any GatewayStore =
-            if let postgres { try PostgresGatewayStore(url: postgres.url) } else {
-                try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
-            }
-        do {
+        try await Self.withInitializedGateway(backend) { config, directory, store in
             let created = try Self.run(
                 ["key", "create", "--config", config, "--app-id", "shop", "--name", "backend-eu", "--expires-in-days", "30", "--json"])
             #expect(created.status == 0, "\(created.stderr)")
@@ -141,13 +159,7 @@ struct GatewayExecutableTests {
             #expect(try await store.authenticate(bearer: secret) == nil)
             let again = try Self.run(["key", "revoke", "--config", config, "--id", id])
             #expect(again.status != 0 && again.stderr.contains("no API key"))
-        } catch {
-            try? await store.close()
-            try? await postgres?.drop()
-            throw error
         }
-        try await store.close()
-        try await postgres?.drop()
     }
 
     /// Issue 17 §11: `app add`, `app set-apns`, `identity rotate|list|retire` and `app remove` on the real binary,
@@ -156,19 +168,7 @@ struct GatewayExecutableTests {
     /// never the sealing one); a removal asks for `--yes`, then takes the app's keys with it.
     @Test(arguments: Backend.available)
     func appAddRotateRetireRemove(_ backend: Backend) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-ops-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let postgres = backend == .postgres ? try await PostgresTestDatabase.create(prefix: "sp_ops_") : nil
-        var arguments = ["init", "--dir", directory.path, "--app-id", "shop", "--topic", "com.example.shop"]
-        if let postgres { arguments += ["--database", postgres.url] }
-        let initialized = try Self.run(arguments)
-        #expect(initialized.status == 0, "\(initialized.stderr)")
-        let config = directory.appendingPathComponent("gateway.json").path
-        let store: any GatewayStore =
-            if let postgres { try PostgresGatewayStore(url: postgres.url) } else {
-                try SQLiteGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
-            }
-        do {
+        try await Self.withInitializedGateway(backend) { config, directory, store in
             let p8 = directory.appendingPathComponent("AuthKey_NEWSKEY001.p8").path
             try APNsKeyGenerator.writeNewKey(to: p8)
             let added = try Self.run([
@@ -259,13 +259,7 @@ struct GatewayExecutableTests {
             #expect(try await store.authenticate(bearer: secret) == nil)
             #expect(try await store.app(id: "shop") != nil)
             #expect(try Self.run(["app", "remove", "--config", config, "--app-id", "news", "--yes"]).status != 0)
-        } catch {
-            try? await store.close()
-            try? await postgres?.drop()
-            throw error
         }
-        try await store.close()
-        try await postgres?.drop()
     }
 
     /// Issue 17 §11 (part): `app list` and `app show`, as text and `--json`, name the app's settings and its server

@@ -1,0 +1,39 @@
+# Shared by the gateway scripts (gateway-bench.sh, gateway-load.sh, gateway-soak.sh), sourced, not run: a work
+# directory removed at exit with the gateway and emulator it started, a wait for a line in a log, and the database
+# for STORE.
+#
+#   rig_name=gateway-load; source scripts/lib/gateway-rig.sh; rig_database "$store"
+#
+# Sets work, emulator_pid, gateway_pid (the scripts fill in the pids) and, after rig_database, database.
+
+work=$(mktemp -d "/tmp/sealed-push-$rig_name.XXXXXX")
+emulator_pid=
+gateway_pid=
+database_name=
+rig_cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null || true
+    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null || true
+    if [ -n "$database_name" ]; then
+        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $database_name" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$work"
+}
+trap rig_cleanup EXIT
+
+wait_for() {  # FILE PATTERN: waits up to 30 s for PATTERN in FILE, else prints FILE and exits
+    for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    echo "$rig_name: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+rig_database() {  # STORE: sqlite (a file in the work directory) or postgres (a new database, dropped at exit)
+    case "$1" in
+    sqlite) database="sqlite:gateway.sqlite" ;;
+    postgres)
+        : "${SEALEDPUSH_TEST_POSTGRES_URL:?set it (eval \"\$(bash scripts/postgres-test.sh start)\")}"
+        database_name="${rig_name//-/_}_$$"
+        psql -q "$SEALEDPUSH_TEST_POSTGRES_URL" -c "CREATE DATABASE $database_name" >/dev/null
+        database="${SEALEDPUSH_TEST_POSTGRES_URL%/*}/$database_name"
+        ;;
+    *) echo "$rig_name: STORE is sqlite or postgres" >&2; exit 2 ;;
+    esac
+}
