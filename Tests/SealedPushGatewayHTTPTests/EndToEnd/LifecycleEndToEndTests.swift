@@ -444,7 +444,10 @@ struct LifecycleEndToEndTests {
             let states = (status["devices"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }.sorted()
             #expect(states == ["Withdrawn", "Withdrawn", "WithdrawnInFlight"])
             // The held send went out; its phone then gets the remove. The two queued phones get nothing, ever.
-            try await Task.sleep(for: .seconds(3))
+            let total = { phones.map { gateway.emulator.recorder.notifications(for: $0.token).count }.reduce(0, +) }
+            let arrival = ContinuousClock.now.advanced(by: .seconds(20))
+            while total() < 2, ContinuousClock.now < arrival { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(500))  // time for anything that should not come
             let received = phones.map { gateway.emulator.recorder.notifications(for: $0.token).count }
             #expect(received.sorted() == [0, 0, 2])
             let reached = try #require(phones.first { gateway.emulator.recorder.notifications(for: $0.token).count == 2 })

@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushAPNsEmulator
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -152,6 +153,9 @@ struct GatewayDeliveryProcessTests {
         let setup = try await GatewayWithEmulator.start {
             $0.recordedNotificationsPerToken = 1_000
             $0.recordedNotificationsLimit = 50_000
+            // Some answers take 300 ms, so sends are in flight at the kill: since a send wakes delivery at once, the
+            // queue no longer waits for a poll and could otherwise be empty at that instant.
+            $0.faults = EmulatorFaultPlan(random: [.init(.slow(milliseconds: 300), probability: 0.2)], seed: 17)
         }
         defer { Task { await setup.stop() } }
         // Short deadlines so the killed node's leases expire within the test: 5 s per APNs send, 15 s leases.

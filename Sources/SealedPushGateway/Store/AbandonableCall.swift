@@ -7,12 +7,13 @@ import NIOPosix
 /// for a pool that keeps failing to connect). The abandoned operation is cancelled and left to end on its own; its
 /// late result is dropped.
 ///
-/// Without it, one store call stuck in the driver keeps a delivery slot forever and stops a graceful shutdown.
+/// Without it, one store call stuck in the driver keeps a delivery slot forever and stops a graceful shutdown. The
+/// PostgreSQL store runs every call through it, and so does the HTTP API's every store call.
 ///
 /// The deadline is a NIO scheduled task (cancelled, it leaves the event loop's timer queue at once), not a sleeping
 /// `Task`: on this platform's runtime a cancelled `Task.sleep` kept its task allocated for good — about 170 bytes per
 /// store call, which grew the gateway's RSS by about 5 MB per 100,000 deliveries on PostgreSQL.
-final class AbandonableCall<T: Sendable>: @unchecked Sendable {
+public final class AbandonableCall<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
     private var outcome: Result<T, any Error>?
@@ -23,7 +24,7 @@ final class AbandonableCall<T: Sendable>: @unchecked Sendable {
 
     /// Runs `operation`; throws `timeoutError()` once `deadline` has passed, `CancellationError` once the calling
     /// task is cancelled, whichever comes first, unless the operation ended before.
-    static func run(
+    public static func run(
         deadline: Duration, timeoutError: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
