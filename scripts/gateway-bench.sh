@@ -25,17 +25,9 @@ count=${3:-20000}
 devices=1000
 case "$platform" in apns | fcm) ;; *) echo "gateway-bench: PLATFORM is apns or fcm" >&2; exit 2 ;; esac
 (( count % devices == 0 )) || { echo "gateway-bench: COUNT must be a multiple of $devices" >&2; exit 2; }
-if [ -z "${BINDIR:-}" ]; then
-    swift build -c release --product sealed-push >&2
-    swift build -c release --product sealed-push-gateway >&2
-    BINDIR=$(swift build -c release --show-bin-path)
-fi
-S=$(cd "$BINDIR" && pwd)/sealed-push
-G=$(cd "$BINDIR" && pwd)/sealed-push-gateway
-[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-bench: $S and $G must be built" >&2; exit 2; }
-
 rig_name=gateway-bench
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
+rig_binaries
 rig_database "$store"
 
 cd "$work"

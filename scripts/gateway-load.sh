@@ -27,17 +27,9 @@ faults=${FAULTS:-0}
 devices=1000
 in_flight=128
 command -v wrk >/dev/null || { echo "gateway-load: needs wrk (apt-get install wrk)" >&2; exit 2; }
-if [ -z "${BINDIR:-}" ]; then
-    swift build -c release --product sealed-push >&2
-    swift build -c release --product sealed-push-gateway >&2
-    BINDIR=$(swift build -c release --show-bin-path)
-fi
-S=$(cd "$BINDIR" && pwd)/sealed-push
-G=$(cd "$BINDIR" && pwd)/sealed-push-gateway
-[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-load: $S and $G must be built" >&2; exit 2; }
-
 rig_name=gateway-load
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
+rig_binaries
 rig_database "$store"
 
 cd "$work"

@@ -19,13 +19,11 @@ count=${2:-200000}
 bindir=${3:-.build/debug}
 backlog=${BACKLOG:-5000}
 devices=1000
-S=$(cd "$bindir" && pwd)/sealed-push
-G=$(cd "$bindir" && pwd)/sealed-push-gateway
-[ -x "$S" ] && [ -x "$G" ] || { echo "gateway-soak: $S and $G must be built" >&2; exit 2; }
 (( count % devices == 0 )) || { echo "gateway-soak: COUNT must be a multiple of $devices" >&2; exit 2; }
 
 rig_name=gateway-soak
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
+rig_binaries "$bindir"
 rig_database "$store"
 
 cd "$work"

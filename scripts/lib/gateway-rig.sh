@@ -4,7 +4,8 @@
 #
 #   rig_name=gateway-load; source scripts/lib/gateway-rig.sh; rig_database "$store"
 #
-# Sets work, emulator_pid, gateway_pid (the scripts fill in the pids) and, after rig_database, database.
+# Sets work, emulator_pid, gateway_pid (the scripts fill in the pids), after rig_binaries S and G, and after
+# rig_database, database.
 
 work=$(mktemp -d "/tmp/sealed-push-$rig_name.XXXXXX")
 emulator_pid=
@@ -36,4 +37,16 @@ rig_database() {  # STORE: sqlite (a file in the work directory) or postgres (a 
         ;;
     *) echo "$rig_name: STORE is sqlite or postgres" >&2; exit 2 ;;
     esac
+}
+
+rig_binaries() {  # [DIR]: sealed-push (S) and sealed-push-gateway (G) from DIR, else $BINDIR, else a release build
+    local dir=${1:-${BINDIR:-}}
+    if [ -z "$dir" ]; then
+        swift build -c release --product sealed-push >&2
+        swift build -c release --product sealed-push-gateway >&2
+        dir=$(swift build -c release --show-bin-path)
+    fi
+    S=$(cd "$dir" && pwd)/sealed-push
+    G=$(cd "$dir" && pwd)/sealed-push-gateway
+    [ -x "$S" ] && [ -x "$G" ] || { echo "$rig_name: $S and $G must be built" >&2; exit 2; }
 }

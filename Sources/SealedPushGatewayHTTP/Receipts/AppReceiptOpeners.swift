@@ -26,22 +26,26 @@ actor AppReceiptOpeners {
     func opener(for app: GatewayApp, platform: PushPlatform, recipientKeyID: KeyID) throws -> ReceiptOpener? {
         let topic = platform == .fcm ? (app.fcm?.applicationID ?? "") : app.topic
         let paths = [app.serverIdentityPath] + app.previousIdentityPaths.reversed()
-        openers = openers.filter {
-            $0.key.appID != app.id || $0.key.platform != platform
-                || ($0.key.topic == topic && paths.contains($0.key.identityPath))
-        }
         for path in paths {
-            let opener = try opener(app: app, platform: platform, path: path, topic: topic)
+            let opener = try opener(app: app, platform: platform, path: path, topic: topic, current: paths)
             if opener.serverKeyID == recipientKeyID { return opener }
         }
         return nil
     }
 
-    private func opener(app: GatewayApp, platform: PushPlatform, path: String, topic: String) throws -> ReceiptOpener {
+    /// The kept opener of one identity, or a new one; making one drops the app's openers of identities (or a topic)
+    /// it no longer has, so a lookup that finds its opener costs no more than that.
+    private func opener(
+        app: GatewayApp, platform: PushPlatform, path: String, topic: String, current paths: [String]
+    ) throws -> ReceiptOpener {
         let key = Key(appID: app.id, platform: platform, identityPath: path, topic: topic)
         if let opener = openers[key] { return opener }
         do {
             let opener = try ReceiptOpener(identity: try ServerIdentity(contentsOfFile: path), topic: topic)
+            openers = openers.filter {
+                $0.key.appID != app.id || $0.key.platform != platform
+                    || ($0.key.topic == topic && paths.contains($0.key.identityPath))
+            }
             openers[key] = opener
             return opener
         } catch let error as SealedPushError {
