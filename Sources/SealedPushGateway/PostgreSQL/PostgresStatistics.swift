@@ -6,9 +6,10 @@ import Foundation
 /// thousands, is planned from stale estimates (sequential scans instead of the `jobs_app_due` walks) until autovacuum's
 /// next look, a minute later by default and only past its own threshold. Measured: 1,811 deliveries in the first 7 s
 /// of a 40,000 burst with one PostgreSQL backend at 93 % CPU, then 6,260 in the 1.2 s after one `ANALYZE`. So the
-/// store analyzes `jobs` and `notifications` itself while the queue grows: once 1,000 jobs (and a fifth of what the
-/// tables held at the last analyze) were added, then again every second for as long as that keeps being true, one at
-/// a time, off the request path. Thread-safe.
+/// store analyzes `jobs` and `notifications` itself while the queue grows (and `devices`, when autovacuum's threshold
+/// says its statistics are stale): once 1,000 jobs (and a fifth of what the tables held at the last analyze) were
+/// added, then again every second for as long as that keeps being true, one at a time, off the request path.
+/// Thread-safe.
 final class PostgresStatistics: @unchecked Sendable {
     private let lock = NSLock()
     private var addedSinceAnalyze = 0
