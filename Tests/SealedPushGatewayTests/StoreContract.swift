@@ -161,7 +161,8 @@ enum StoreContract {
             try await store.addAPIKey(StoredAPIKey(key: betaKey, appID: "beta", label: "b", createdAt: now))
             let alphaDevices = try await StoreFixtures.register(["a1", "a2", "a3"], in: "alpha", store)
             let betaDevices = try await StoreFixtures.register(["b1"], in: "beta", store)
-            let sent = try await store.enqueue(fixtures.notification(appID: "alpha", to: alphaDevices))
+            let sentNotification = try fixtures.notification(appID: "alpha", to: alphaDevices)
+            let sent = try await store.enqueue(sentNotification)
             let beta = try await store.enqueue(fixtures.notification(appID: "beta", to: betaDevices))
             _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: ["a1": alphaDevices["a1"]!]))
 
@@ -173,6 +174,11 @@ enum StoreContract {
             #expect(try await store.device(appID: "alpha", deviceID: "a1") == nil)
             #expect(try await store.notificationStatus(appID: "alpha", notificationID: sent.id) == nil)
             #expect(try await store.removeApp(id: "alpha") == nil)
+            // No job's message id outlives its app (PostgreSQL's rows; a SQLite file keeps deleted bytes).
+            let rows = harness is PostgresHarness ? try await harness.rawContents() : []
+            for messageID in sentNotification.jobs.compactMap(\.messageID) {
+                #expect(!rows.contains { $0.bytes.contains(bytes: Array(messageID.utf8)) }, "message id \(messageID) kept")
+            }
             // Beta is untouched, and only its job is left to deliver.
             #expect(try await store.app(id: "beta") == StoreFixtures.app("beta"))
             #expect(try await store.authenticate(bearer: betaKey.text) == "beta")
@@ -603,7 +609,8 @@ enum StoreContract {
     static func purgeExpiredKeepsTheRest(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
             let keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
-            let short = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k-short", ttl: 60))
+            let shortNotification = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k-short", ttl: 60)
+            let short = try await store.enqueue(shortNotification)
             let middle = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, ttl: 3600))
             let long = try await store.enqueue(fixtures.notification(appID: "alpha", to: keys, ttl: 7200))
             #expect(try await store.queueDepth().queued == 6)
@@ -614,6 +621,16 @@ enum StoreContract {
             #expect(try await store.notificationID(appID: "alpha", idempotencyKey: "k-short") == nil)
             #expect(try await store.queueDepth().queued == 4)
             #expect(try await store.notificationStatus(appID: "alpha", notificationID: middle.id)?.deliveries.count == 2)
+            // Nothing of it stays behind: not its jobs' sealed bodies, not their message ids (a receipt finds a job
+            // by them; PostgreSQL deletes both explicitly since migration 11). Only PostgreSQL's rows can be searched
+            // this way: a SQLite file keeps deleted rows' bytes in free pages and its WAL.
+            let rows = harness is PostgresHarness ? try await harness.rawContents() : []
+            for job in shortNotification.jobs {
+                let messageID = try #require(job.messageID)
+                #expect(!rows.contains { $0.bytes.contains(bytes: Array(messageID.utf8)) }, "message id \(messageID) kept")
+                let body = Hex.encode(job.body.bytes)
+                #expect(!rows.contains { $0.bytes.contains(bytes: Array(body.utf8)) }, "a purged job's body kept")
+            }
 
             // Oldest first, bounded per call.
             #expect(try await store.purgeExpired(before: now.addingTimeInterval(10_000), limit: 1) == 1)

@@ -225,6 +225,9 @@ public final class PostgresGatewayStore: GatewayStore {
             }
             guard let removal else { return nil }
             try await connection.query("DELETE FROM receipts WHERE app_id = \(id)", logger: logger)
+            // Jobs and their message ids have no foreign keys (migration 11): they go first, explicitly.
+            try await connection.query("DELETE FROM job_messages WHERE app_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM jobs WHERE app_id = \(id)", logger: logger)
             try await connection.query("DELETE FROM apps WHERE id = \(id)", logger: logger)  // the rest cascades
             return removal
         }
@@ -856,14 +859,22 @@ public final class PostgresGatewayStore: GatewayStore {
                     SELECT app_id, receipt_id FROM receipts WHERE expires_at < \(cutoff) ORDER BY expires_at
                     LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 """, logger: logger)
-            // Jobs go with their notification (ON DELETE CASCADE). SKIP LOCKED: nodes purging at once share the work.
+            // Jobs and their message ids go with their notification, in the same statement (they have no foreign
+            // keys: migration 11). SKIP LOCKED: nodes purging at once share the work.
             return try await Self.count(
                 connection.query(
                     """
-                    DELETE FROM notifications WHERE id IN (
-                        SELECT id FROM notifications WHERE expires_at < \(cutoff) ORDER BY expires_at LIMIT \(limit)
-                        FOR UPDATE SKIP LOCKED)
-                    RETURNING 1
+                    WITH gone AS (
+                        DELETE FROM notifications WHERE id IN (
+                            SELECT id FROM notifications WHERE expires_at < \(cutoff) ORDER BY expires_at
+                            LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                        RETURNING id
+                    ), gone_jobs AS (
+                        DELETE FROM jobs WHERE notification_id IN (SELECT id FROM gone) RETURNING id
+                    ), gone_messages AS (
+                        DELETE FROM job_messages WHERE job_id IN (SELECT id FROM gone_jobs)
+                    )
+                    SELECT 1 FROM gone
                     """, logger: logger))
         }
     }

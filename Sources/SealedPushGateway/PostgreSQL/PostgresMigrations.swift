@@ -67,5 +67,14 @@ enum PostgresMigrations {
         PortableMigrations.apiKeyExpiryAndLastUse,
         PortableMigrations.previousIdentities,
         PortableMigrations.jobsDueByApp,
+        // A foreign key costs a trigger per inserted row (a lookup and a KEY SHARE lock of the parent): a quarter of
+        // a fan-out's INSERT (17 of 69 ms per 1,000 jobs, EXPLAIN ANALYZE). Jobs and their message ids are written
+        // only with their notification, in its transaction, and the store deletes them with it (purge, app removal).
+        Migration(
+            version: 11, name: "jobs and job message ids without per-row foreign key checks",
+            statements: [
+                "ALTER TABLE job_messages DROP CONSTRAINT job_messages_job_id_fkey",
+                "ALTER TABLE jobs DROP CONSTRAINT jobs_notification_id_fkey",
+            ]),
     ]
 }
