@@ -18,12 +18,16 @@
 # STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
 # (FAULTS=0.05: 15 % of requests fail). RATE=N paces the second phase at N sends/s instead of half the capacity.
-# BINDIR=... uses binaries built elsewhere instead of building in release.
+# BINDIR=... uses binaries built elsewhere instead of building in release. NODES=2 runs two gateway processes on the
+# same database (node ids load-1 and load-2, each delivering) and one `wrk` per node with half the connections each:
+# accepted/s is their sum, POST p50 and p99 the larger of the two; CPU per send counts both processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${1:-sqlite}
 seconds=${2:-10}
 faults=${FAULTS:-0}
+nodes=${NODES:-1}
+case "$nodes" in 1 | 2) ;; *) echo "gateway-load: NODES is 1 or 2" >&2; exit 2 ;; esac
 devices=1000
 in_flight=128
 command -v wrk >/dev/null || { echo "gateway-load: needs wrk (apt-get install wrk)" >&2; exit 2; }
@@ -31,6 +35,8 @@ rig_name=gateway-load
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
 rig_binaries
 rig_database "$store"
+gateway2_pid=
+trap '[ -n "$gateway2_pid" ] && kill "$gateway2_pid" 2>/dev/null && wait "$gateway2_pid" 2>/dev/null; rig_cleanup' EXIT
 
 cd "$work"
 "$S" apns-keygen --out AuthKey.p8 >/dev/null
@@ -41,7 +47,10 @@ python3 - gw/gateway.json "$in_flight" <<'PY'
 import json, sys
 config = json.load(open(sys.argv[1]))
 config.setdefault("delivery", {})["maxConcurrentSends"] = int(sys.argv[2])
+config["delivery"]["nodeId"] = "load-1"
 json.dump(config, open(sys.argv[1], "w"))
+config["delivery"]["nodeId"] = "load-2"
+json.dump(config, open(sys.argv[1].replace("gateway.json", "gateway-2.json"), "w"))
 PY
 "$S" emulator --auth-key AuthKey.p8 --key-id LOADKEY001 --team-id LOADTEAM01 --cert-out emulator.pem \
     --keep-total 0 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" --fault-goaway "$faults" \
@@ -57,6 +66,15 @@ gateway_pid=$!
 wait_for serve.out "listening on port"
 port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
 api="http://127.0.0.1:$port/v1/apps/load"
+apis=("$api")
+if [ "$nodes" = 2 ]; then
+    SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway-2.json \
+        >serve-2.out 2>&1 &
+    gateway2_pid=$!
+    wait_for serve-2.out "listening on port"
+    port2=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-2.out | head -1)
+    apis+=("http://127.0.0.1:$port2/v1/apps/load")
+fi
 
 "$S" device init --keyring phone >registration.json
 registration=$(cat registration.json)
@@ -83,9 +101,13 @@ end
 if pace > 0 then delay = function() return pace end end
 LUA
 
-metric() {  # the sum of a counter over its labels
-    curl -sS "http://127.0.0.1:$port/metrics" |
-        awk -v name="$1" '$1 == name || index($1, name "{") == 1 { t += $2 } END { printf "%d", t }'
+metric() {  # the sum of a counter over its labels (and over the nodes)
+    local a total=0
+    for a in "${apis[@]}"; do
+        total=$(( total + $(curl -sS "${a%/v1/apps/load}/metrics" |
+            awk -v name="$1" '$1 == name || index($1, name "{") == 1 { t += $2 } END { printf "%d", t }') ))
+    done
+    printf "%d" "$total"
 }
 accepted_total() { metric sealedpush_gateway_sealed_total; }  # jobs (one device per send)
 drain() {  # waits until every accepted job was sent; prints the time it happened
@@ -115,14 +137,30 @@ errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)",
 print(requests, rate, ms("50%"), ms("99%"), non2xx + errors)
 PY
 }
+run_wrk() {  # CONNECTIONS SECONDS OUT: one wrk per node, each with CONNECTIONS / NODES; figures combined into OUT
+    local connections=$(( $1 / nodes )) threads=$(( 2 / nodes )) i pids=()
+    for i in "${!apis[@]}"; do
+        wrk -t"$threads" -c"$connections" -d"$2s" --latency -s send.lua "${apis[$i]}/notifications" >"$3.$i" &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    for i in "${!apis[@]}"; do wrk_figures "$3.$i"; done | python3 -c '
+import sys
+rows = [line.split() for line in sys.stdin if line.strip()]
+print(sum(int(r[0]) for r in rows), sum(float(r[1]) for r in rows), max(float(r[2]) for r in rows),
+      max(float(r[3]) for r in rows), sum(int(r[4]) for r in rows))' >"$3"
+}
 
-cpu_seconds() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gateway_pid/stat"; }  # utime + stime, 100 Hz
+cpu_seconds() {  # utime + stime of the gateway processes, 100 Hz
+    cat "/proc/$gateway_pid/stat" ${gateway2_pid:+"/proc/$gateway2_pid/stat"} |
+        awk '{ t += $14 + $15 } END { printf "%.2f", t / 100 }'
+}
 
-echo "==> capacity: wrk -t2 -c32 -d${seconds}s (faults $faults each of 429, 500, GOAWAY)" >&2
+echo "==> capacity: wrk -t2 -c32 -d${seconds}s over $nodes node(s) (faults $faults each of 429, 500, GOAWAY)" >&2
 cpu_before=$(cpu_seconds)
 begin=$(date +%s.%N)
-wrk -t2 -c32 -d"${seconds}s" --latency -s send.lua "$api/notifications" >capacity.txt
-read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <<<"$(wrk_figures capacity.txt)"
+run_wrk 32 "$seconds" capacity.txt
+read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <capacity.txt
 cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
 cap_cpu=$(python3 -c "print(($(cpu_seconds) - $cpu_before) * 1000 / $cap_accepted)")
@@ -133,12 +171,14 @@ pace=$(python3 -c "print(max(1, round(16 * 1000 / $half)))")
 half_seconds=$(( 2 * seconds ))
 echo "==> half capacity: ~${half%.*}/s (wrk -t2 -c16, ${pace} ms between a connection's requests) for ${half_seconds}s" >&2
 half_begin_ms=$(python3 -c "import time; print(int(time.time() * 1000))")
-PACE_MS=$pace wrk -t2 -c16 -d"${half_seconds}s" --latency -s send.lua "$api/notifications" >half.txt
-read -r half_requests half_rate half_p50 half_p99 half_bad <<<"$(wrk_figures half.txt)"
+PACE_MS=$pace run_wrk 16 "$half_seconds" half.txt
+read -r half_requests half_rate half_p50 half_p99 half_bad <half.txt
 total_accepted=$(accepted_total)
 drain "$total_accepted" >/dev/null
 sleep 1  # the emulator's record file is flushed in 64 KiB pieces and on exit
-kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+kill -TERM "$gateway_pid" ${gateway2_pid:+"$gateway2_pid"}
+wait "$gateway_pid" || true; gateway_pid=
+[ -z "$gateway2_pid" ] || { wait "$gateway2_pid" || true; gateway2_pid=; }
 # The bare client in the same run: `sealed-push send`, sealing each notification afresh, 128 in flight, to the same
 # emulator (its faults too), as many as the capacity phase accepted.
 "$S" keygen --out bare-server.key >/dev/null
@@ -160,16 +200,16 @@ else
     psql -At "$database" -c "$query" >jobs.txt
 fi
 
-python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$in_flight" "$cap_cpu" "$bare_rate" \
+python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-cap_cpu, bare_rate = float(sys.argv[6]), float(sys.argv[7])
+cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
 cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered = (
-    int(sys.argv[8]), float(sys.argv[9]), float(sys.argv[10]), float(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13]), float(sys.argv[14]))
+    int(sys.argv[9]), float(sys.argv[10]), float(sys.argv[11]), float(sys.argv[12]), int(sys.argv[13]), int(sys.argv[14]), float(sys.argv[15]))
 half_requests, half_rate, half_p50, half_p99, half_bad = (
-    int(sys.argv[15]), float(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), int(sys.argv[19]))
+    int(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), float(sys.argv[19]), int(sys.argv[20]))
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
@@ -182,7 +222,7 @@ for line in open("records.jsonl"):
 missing = len(sent_ids - set(accepted_ids))
 duplicates = sum(count - 1 for count in accepted_ids.values())
 lost = len(jobs) - states["sent"] + missing
-print(f"\ngateway under load, APNs, {store}, faults {faults:g} each of 429/500/GOAWAY (release build, one run)\n")
+print(f"\ngateway under load, APNs, {store}, {nodes} node(s), faults {faults:g} each of 429/500/GOAWAY (release build, one run)\n")
 print("| phase | sends | accepted/s | POST p50 | POST p99 | delivered/s | accepted→delivered p50 | p99 | refused or errors |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 print(f"| capacity (wrk -c32, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
