@@ -39,6 +39,11 @@ public struct DeliveryConfiguration: Sendable {
     /// How long an idle node waits before looking for due jobs again (default 250 ms). A finished send wakes it
     /// earlier.
     public var pollInterval: Duration
+    /// The least time between two claims while the queue keeps draining (default 5 ms, at most ``pollInterval``).
+    /// When a claim finds fewer jobs than it has slots for, the jobs queued next wait this long to be claimed
+    /// together: with one device per send, each send's wake-up otherwise cost a claim of one job (10,199 claims for
+    /// 10,288 jobs on PostgreSQL, half of the server's CPU in planning and running them).
+    public var claimGatherInterval: Duration
     /// How often jobs of expired notifications are moved to `expired` (default 10 s).
     public var expirySweepInterval: Duration
     /// Job-level retries for transient failures that outlived the client's own retries (429, 500, 503, transport,
@@ -81,6 +86,7 @@ public struct DeliveryConfiguration: Sendable {
         self.maxConcurrentSends = 128
         self.leaseDuration = .seconds(90)
         self.pollInterval = .milliseconds(250)
+        self.claimGatherInterval = .milliseconds(5)
         self.expirySweepInterval = .seconds(10)
         self.jobRetry = APNsRetryPolicy(maxAttempts: 8, initialBackoff: .seconds(5), maxBackoff: .seconds(300))
         self.shutdownGracePeriod = .seconds(20)

@@ -198,6 +198,10 @@ public final class DeliveryService: Service, Sendable {
             var nextHeartbeat = clock.now.advanced(by: configuration.nodeHeartbeatInterval)
             var storeFailures = 0
             let claimBatch = max(1, min(configuration.maxConcurrentSends / 4, 16))
+            let gather = min(configuration.claimGatherInterval, configuration.pollInterval)
+            // When the last claim found fewer jobs than it had slots for (the queue drained): the next one waits
+            // until `gather` after it, wake-ups or not, so jobs queued one by one are claimed together.
+            var drainedAt: ContinuousClock.Instant?
             while !signal.isStopped {
                 if clock.now >= nextHeartbeat {
                     nextHeartbeat = clock.now.advanced(by: configuration.nodeHeartbeatInterval)
@@ -240,6 +244,15 @@ public final class DeliveryService: Service, Sendable {
                 let free = configuration.maxConcurrentSends - inFlight
                 // Claim in batches (a quarter of the slots, at most 16) rather than one query per finished send.
                 if free > 0 && (free >= claimBatch || inFlight == 0) {
+                    if let drained = drainedAt, gather > .zero {
+                        // A plain sleep, not a wait on the signal: each send's wake-up would end a wait early (and
+                        // arm a new timer), thousands of times a second under load. Never cancelled while running
+                        // (a stop is seen right after), so it leaves nothing allocated.
+                        let end = drained.advanced(by: gather)
+                        if clock.now < end { try? await Task.sleep(until: end, clock: clock) }
+                        drainedAt = nil
+                        if signal.isStopped { continue }
+                    }
                     let jobs: [ClaimedJob]
                     do {
                         jobs = try await store.claim(
@@ -262,6 +275,7 @@ public final class DeliveryService: Service, Sendable {
                     }
                     // A full batch: there may be more due; claim again once slots are free.
                     if !jobs.isEmpty && jobs.count == free { await Task.yield() }
+                    if jobs.count < free { drainedAt = clock.now }
                     if !jobs.isEmpty && jobs.count < free { await signal.wait(upTo: configuration.pollInterval) }
                     if jobs.isEmpty { await signal.wait(upTo: configuration.pollInterval) }
                 } else {

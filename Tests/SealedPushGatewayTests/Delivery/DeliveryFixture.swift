@@ -88,16 +88,23 @@ struct DeliveryFixture {
     func enqueue(
         to deviceIDs: [String], collapseID: String? = nil, createdAt: Date = Date(), ttl: TimeInterval = 3600
     ) async throws -> (notification: NewNotification, result: EnqueueResult) {
+        let notification = try notification(to: deviceIDs, collapseID: collapseID, createdAt: createdAt, ttl: ttl)
+        return (notification, try await store.enqueue(notification))
+    }
+
+    /// A notification sealed to `deviceIDs`, not enqueued.
+    func notification(
+        to deviceIDs: [String], collapseID: String? = nil, createdAt: Date = Date(), ttl: TimeInterval = 3600
+    ) throws -> NewNotification {
         let jobs = try deviceIDs.map { deviceID in
             let sealed = try sealer.seal(
                 NotificationContent(body: "delivery test \(UUID())"), to: keys[deviceID]!, ttl: 3600,
                 now: UInt64(Date().timeIntervalSince1970))
             return NewNotification.Job(deviceID: deviceID, body: try SealedBody(apnsBody: sealed.payload))
         }
-        let notification = NewNotification(
+        return NewNotification(
             appID: Self.appID, priority: 10, collapseID: collapseID, createdAt: createdAt,
             expiresAt: createdAt.addingTimeInterval(ttl), jobs: jobs)
-        return (notification, try await store.enqueue(notification))
     }
 
     /// A delivery configuration for this emulator: both environments on it, short backoffs and intervals.
