@@ -105,23 +105,15 @@ public final class UnregisteredWebhook: Sendable {
         return false
     }
 
-    /// One POST with a deadline of its own (besides URLSession's timeout).
+    /// One POST with a deadline of its own (besides URLSession's timeout), kept by ``AbandonableCall`` (a NIO
+    /// scheduled task): a task group racing a `Task.sleep` left the cancelled sleep allocated after every answered
+    /// POST on this platform's runtime.
     private func post(_ request: URLRequest) async throws -> Int {
         let timeout = configuration.requestTimeout
-        return try await withThrowingTaskGroup(of: Int?.self) { group in
-            group.addTask {
-                let (_, response) = try await self.session.data(for: request)
-                return (response as? HTTPURLResponse)?.statusCode ?? 0
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let status = first else {
-                throw WebhookTimeout(timeout: timeout)
-            }
-            return status
+        let session = self.session
+        return try await AbandonableCall.run(deadline: timeout, timeoutError: { WebhookTimeout(timeout: timeout) }) {
+            let (_, response) = try await session.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
         }
     }
 }

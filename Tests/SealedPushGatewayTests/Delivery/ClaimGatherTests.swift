@@ -15,17 +15,17 @@ struct ClaimGatherTests {
             let counter = ClaimCountingStore.Counter()
             let store = ClaimCountingStore(inner: fixture.store, counter: counter)
             var configuration = fixture.configuration()
-            // A long window, so that what follows does not depend on this machine's speed.
-            configuration.pollInterval = .seconds(2)
-            configuration.claimGatherInterval = .seconds(1)
+            // A long window (the four sends below take 40 ms; 3 s covers them on a loaded machine too).
+            configuration.pollInterval = .seconds(5)
+            configuration.claimGatherInterval = .seconds(3)
             let service = try DeliveryService(
                 store: store, configuration: configuration, logger: DeliveryFixture.quietLogger("gather"))
             let inner = fixture.store
             let done = ClaimCountingStore.Counter()  // 1 once every send is queued
+            // The first send is queued before delivery starts: its first claim takes it alone and finds the queue
+            // drained.
+            _ = try await inner.enqueue(notifications[0])
             let queued = Task {
-                // The first send is claimed alone: the claim finds the queue drained.
-                _ = try await inner.enqueue(notifications[0])
-                service.jobsQueued()
                 while counter.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
                 // Four more, 10 ms apart, each waking delivery: without gathering each is a claim of its own.
                 for notification in notifications.dropFirst() {
