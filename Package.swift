@@ -231,6 +231,7 @@ let package = Package(
             name: "SealedPushGatewayTestSupport",
             dependencies: [
                 "SealedPushAPNsEmulator", "SealedPushServer",  // KeyedEmulator: an emulator and its app's .p8 key
+                "SealedPushGateway",  // HookedGatewayStore: a store with test hooks around some calls
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // WebhookReceiver: a loopback HTTP/1.1 server recording the gateway's webhook calls; HMACCheck: the

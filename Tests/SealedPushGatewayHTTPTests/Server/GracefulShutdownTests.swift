@@ -1,6 +1,7 @@
 import Foundation
 import SealedPushCore
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import Testing
 
 /// Graceful shutdown of the gateway's service group: a request in flight is finished, then the store is closed.
@@ -9,7 +10,11 @@ struct GracefulShutdownTests {
     @Test func aRequestInFlightIsFinishedThenTheStoreCloses() async throws {
         let (pings, pingStarted) = AsyncStream.makeStream(of: Void.self)
         let server = try await GatewayTestServer.start(.sqlite) { inner in
-            SlowPingStore(inner: inner, delay: .milliseconds(700)) { pingStarted.yield() }
+            // A ping that takes 700 ms (and says when it starts).
+            HookedGatewayStore(inner: inner, beforePing: {
+                pingStarted.yield()
+                try await Task.sleep(for: .milliseconds(700))
+            })
         }
         do {
             async let health = server.client.send("GET", "/healthz")

@@ -1,5 +1,6 @@
 import Foundation
 import SealedPushGateway
+import SealedPushGatewayTestSupport
 import Testing
 
 /// Jobs queued one by one (one device per send, each send waking delivery, as `serve` does) are claimed together:
@@ -12,8 +13,8 @@ struct ClaimGatherTests {
         try await withDeliveryFixture(SQLiteHarness()) { fixture in
             let device = try await fixture.registerDevices(1)
             let notifications = try (0..<5).map { _ in try fixture.notification(to: device) }
-            let counter = ClaimCountingStore.Counter()
-            let store = ClaimCountingStore(inner: fixture.store, counter: counter)
+            let counter = Counter()  // claims that took a job
+            let store = HookedGatewayStore(inner: fixture.store, afterClaim: { if !$0.isEmpty { counter.count() } })
             var configuration = fixture.configuration()
             // A long window (the four sends below take 40 ms; 3 s covers them on a loaded machine too).
             configuration.pollInterval = .seconds(5)
@@ -21,7 +22,7 @@ struct ClaimGatherTests {
             let service = try DeliveryService(
                 store: store, configuration: configuration, logger: DeliveryFixture.quietLogger("gather"))
             let inner = fixture.store
-            let done = ClaimCountingStore.Counter()  // 1 once every send is queued
+            let done = Counter()  // 1 once every send is queued
             // The first send is queued before delivery starts: its first claim takes it alone and finds the queue
             // drained.
             _ = try await inner.enqueue(notifications[0])
@@ -45,4 +46,12 @@ struct ClaimGatherTests {
             #expect(counter.value == 2, "\(counter.value) claims for 1 + 4 sends (1 + 1 when the four are gathered)")
         }
     }
+}
+
+/// A count shared between the test and the store's hook.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counted = 0
+    var value: Int { lock.withLock { counted } }
+    func count() { lock.withLock { counted += 1 } }
 }

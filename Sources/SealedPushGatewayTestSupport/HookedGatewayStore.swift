@@ -1,0 +1,108 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+
+/// A store that runs test hooks around some calls and passes everything to `inner`: a ping that takes its time, a
+/// count of claims.
+public struct HookedGatewayStore: GatewayStore {
+    let inner: any GatewayStore
+    let beforePing: @Sendable () async throws -> Void
+    let afterClaim: @Sendable ([ClaimedJob]) -> Void
+
+    /// - Parameters:
+    ///   - inner: The store that does the work.
+    ///   - beforePing: Runs before each `ping()` goes to `inner`.
+    ///   - afterClaim: Sees what each `claim` returned.
+    public init(
+        inner: any GatewayStore, beforePing: @escaping @Sendable () async throws -> Void = {},
+        afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in }
+    ) {
+        self.inner = inner
+        self.beforePing = beforePing
+        self.afterClaim = afterClaim
+    }
+
+    public func ping() async throws {
+        try await beforePing()
+        try await inner.ping()
+    }
+
+    public func migrate() async throws -> Int { try await inner.migrate() }
+    public func schemaVersion() async throws -> Int { try await inner.schemaVersion() }
+    public func close() async throws { try await inner.close() }
+    public func putApp(_ app: GatewayApp, now: Date) async throws { try await inner.putApp(app, now: now) }
+    public func app(id: String) async throws -> GatewayApp? { try await inner.app(id: id) }
+    public func apps() async throws -> [GatewayApp] { try await inner.apps() }
+    public func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
+    public func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
+    public func removeApp(id: String) async throws -> AppRemoval? { try await inner.removeApp(id: id) }
+    public func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
+    public func apiKeys(appID: String?) async throws -> [StoredAPIKey] { try await inner.apiKeys(appID: appID) }
+    public func touchAPIKey(id: String, at: Date) async throws { try await inner.touchAPIKey(id: id, at: at) }
+    public func putDevice(
+        appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
+        now: Date
+    ) async throws -> DevicePutResult {
+        try await inner.putDevice(
+            appID: appID, deviceID: deviceID, address: address, registration: registration, userID: userID, now: now)
+    }
+    public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
+        try await inner.device(appID: appID, deviceID: deviceID)
+    }
+    public func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
+        try await inner.devices(appID: appID, deviceIDs: deviceIDs)
+    }
+    public func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
+        try await inner.devices(appID: appID, userIDs: userIDs)
+    }
+    public func removeDevices(appID: String, userID: String, now: Date) async throws -> [String] {
+        try await inner.removeDevices(appID: appID, userID: userID, now: now)
+    }
+    public func removeDevice(appID: String, deviceID: String, now: Date) async throws -> Bool {
+        try await inner.removeDevice(appID: appID, deviceID: deviceID, now: now)
+    }
+    public func markDeviceUnregistered(appID: String, deviceID: String, reason: String, at: Date) async throws -> Bool {
+        try await inner.markDeviceUnregistered(appID: appID, deviceID: deviceID, reason: reason, at: at)
+    }
+    public func notificationID(appID: String, idempotencyKey: String) async throws -> UUID? {
+        try await inner.notificationID(appID: appID, idempotencyKey: idempotencyKey)
+    }
+
+    public func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)? {
+        try await inner.idempotentRequest(appID: appID, idempotencyKey: idempotencyKey)
+    }
+    public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult { try await inner.enqueue(notification) }
+    public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] { try await inner.enqueueBatch(notifications) }
+    public func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {
+        let jobs = try await inner.claim(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)
+        afterClaim(jobs)
+        return jobs
+    }
+    public func finish(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
+    ) async throws -> Bool {
+        try await inner.finish(
+            jobID: jobID, owner: owner, outcome: outcome, requests: requests, transientReason: transientReason, now: now)
+    }
+    public func expireOverdue(now: Date) async throws -> [PushPlatform: Int] { try await inner.expireOverdue(now: now) }
+    public func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
+        try await inner.purgeExpired(before: cutoff, limit: limit)
+    }
+    public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
+        try await inner.notificationStatus(appID: appID, notificationID: notificationID)
+    }
+    public func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal? {
+        try await inner.withdraw(appID: appID, notificationID: notificationID, now: now)
+    }
+    public func device(appID: String, keyID: String) async throws -> StoredDevice? { try await inner.device(appID: appID, keyID: keyID) }
+    public func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording { try await inner.recordReceipt(receipt) }
+    public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] { try await inner.recordReceipts(receipts) }
+    public func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
+    public func node(id nodeID: String) async throws -> NodeInstance? { try await inner.node(id: nodeID) }
+    public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
+        try await inner.takeOverNode(instance, replacing: previousBootID, now: now)
+    }
+    public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool { try await inner.heartbeat(instance, now: now) }
+    public func releaseNode(_ instance: NodeInstance) async throws { try await inner.releaseNode(instance) }
+    public func leasedJobs(nodeID: String) async throws -> [LeasedJob] { try await inner.leasedJobs(nodeID: nodeID) }
+}
