@@ -90,9 +90,8 @@ actor APNsConnectionPool {
         let id = nextID
         nextID += 1
         return try await withCheckedThrowingContinuation { continuation in
-            let delay = ContinuousClock.now.duration(to: deadline)
-            let nanoseconds = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
-            let timer = group.next().scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+            let delay = max(.zero, ContinuousClock.now.duration(to: deadline))
+            let timer = group.next().scheduleTask(in: TimeAmount(delay)) { [weak self] in
                 guard let self else { return }
                 Task { await self.expire(id) }
             }

@@ -74,8 +74,7 @@ final class DeliverySignal: @unchecked Sendable {
                     continuation.resume()
                     return
                 }
-                let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-                let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(nanoseconds)) {
+                let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(duration)) {
                     self.timeOut(number)
                 }
                 let stale = lock.withLock {

@@ -54,10 +54,9 @@ public final class AbandonableCall<T: Sendable>: @unchecked Sendable {
         let work = Task {
             do { self.complete(.success(try await operation())) } catch { self.complete(.failure(error)) }
         }
-        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(
-            in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000
-                + deadline.components.attoseconds / 1_000_000_000)
-        ) { self.complete(.failure(timeoutError())) }
+        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(deadline)) {
+            self.complete(.failure(timeoutError()))
+        }
         let cancelNow = lock.withLock {
             guard outcome == nil else { return true }
             self.work = work
