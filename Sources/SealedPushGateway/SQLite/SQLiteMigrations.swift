@@ -57,6 +57,17 @@ enum SQLiteMigrations {
         PortableMigrations.apiKeyExpiryAndLastUse,
         PortableMigrations.previousIdentities,
         PortableMigrations.jobsDueByApp,
+        // SQLite rewrites only the indexes whose columns an UPDATE changes. With `state` in `jobs_device`, every
+        // claim and finish moved each job's entry in it too — and a fan-out's jobs belong to as many devices, so a
+        // claim of 16 dirtied up to 16 of its leaf pages (each written to the WAL whole). Without `state`, claims
+        // and finishes leave it alone; the one query that used `state` there (a device's open jobs, when it is
+        // unregistered or removed) reads that device's jobs and filters them.
+        Migration(
+            version: 11, name: "jobs by device without their state (claims and finishes no longer rewrite it)",
+            statements: [
+                "DROP INDEX jobs_device",
+                "CREATE INDEX jobs_device ON jobs (app_id, device_id)",
+            ]),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with
