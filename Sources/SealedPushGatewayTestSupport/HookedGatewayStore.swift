@@ -3,23 +3,27 @@ import SealedPushCore
 import SealedPushGateway
 
 /// A store that runs test hooks around some calls and passes everything to `inner`: a ping that takes its time, a
-/// count of claims.
+/// count of claims, a count of API key reads.
 public struct HookedGatewayStore: GatewayStore {
     let inner: any GatewayStore
     let beforePing: @Sendable () async throws -> Void
     let afterClaim: @Sendable ([ClaimedJob]) -> Void
+    let beforeAPIKey: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - inner: The store that does the work.
     ///   - beforePing: Runs before each `ping()` goes to `inner`.
     ///   - afterClaim: Sees what each `claim` returned.
+    ///   - beforeAPIKey: Sees the id of each `apiKey(id:)` read.
     public init(
         inner: any GatewayStore, beforePing: @escaping @Sendable () async throws -> Void = {},
-        afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in }
+        afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in },
+        beforeAPIKey: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.inner = inner
         self.beforePing = beforePing
         self.afterClaim = afterClaim
+        self.beforeAPIKey = beforeAPIKey
     }
 
     public func ping() async throws {
@@ -34,7 +38,10 @@ public struct HookedGatewayStore: GatewayStore {
     public func app(id: String) async throws -> GatewayApp? { try await inner.app(id: id) }
     public func apps() async throws -> [GatewayApp] { try await inner.apps() }
     public func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
-    public func apiKey(id: String) async throws -> StoredAPIKey? { try await inner.apiKey(id: id) }
+    public func apiKey(id: String) async throws -> StoredAPIKey? {
+        beforeAPIKey(id)
+        return try await inner.apiKey(id: id)
+    }
     public func removeApp(id: String) async throws -> AppRemoval? { try await inner.removeApp(id: id) }
     public func removeAPIKey(id: String) async throws -> Bool { try await inner.removeAPIKey(id: id) }
     public func apiKeys(appID: String?) async throws -> [StoredAPIKey] { try await inner.apiKeys(appID: appID) }

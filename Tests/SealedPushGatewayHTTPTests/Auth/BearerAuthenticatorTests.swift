@@ -1,5 +1,7 @@
 import Foundation
 import SealedPushGateway
+import SealedPushGatewayTestSupport
+import Synchronization
 import Testing
 
 /// Per-app bearer keys over real HTTP: 401 without or with an unknown key, 403 for another app's key with the same
@@ -52,6 +54,35 @@ struct BearerAuthenticatorTests {
             let used = try #require(try await server.store.apiKey(id: lasting.id)?.lastUsedAt)
             #expect(abs(used.timeIntervalSinceNow) < 60)
             #expect(try await server.store.apiKey(id: expiring.id)?.lastUsedAt == nil)
+        }
+    }
+
+    /// A backend's stream of requests reads its key from the store about once a second, not once a request; a key
+    /// removed from the store is refused within that second; a wrong secret for a key just read is still refused.
+    @Test(arguments: Backend.available)
+    func storedKeysAreReadOnceASecondAndARevokedKeyIsRefusedWithinIt(_ backend: Backend) async throws {
+        let reads = Mutex(0)
+        try await GatewayTestServer.with(
+            backend, wrapStore: { HookedGatewayStore(inner: $0, beforeAPIKey: { _ in reads.withLock { $0 += 1 } }) }
+        ) { server in
+            try await server.registerDevice("d1")
+            let path = "/v1/apps/app1/devices/d1"
+            let key = APIKey.generate()
+            try await server.store.addAPIKey(StoredAPIKey(key: key, appID: "app1", label: "revoked soon"))
+            reads.withLock { $0 = 0 }
+            let start = ContinuousClock.now
+            for _ in 0..<40 { #expect(try await server.client.send("GET", path, key: key.text).status == 200) }
+            let seconds = Int(start.duration(to: .now).components.seconds)
+            let read = reads.withLock { $0 }
+            #expect(read >= 1 && read <= seconds + 2, "40 requests in \(seconds) s read the key \(read) times")
+            // The right id with a wrong secret, while the key is kept: refused by the digest comparison.
+            let forged = String(key.text.dropLast()) + (key.text.last == "A" ? "B" : "A")
+            #expect(try await server.client.send("GET", path, key: forged).status == 401)
+
+            #expect(try await server.store.removeAPIKey(id: key.id))
+            try await Task.sleep(for: .milliseconds(1_100))
+            let revoked = try await server.client.send("GET", path, key: key.text)
+            #expect(revoked.status == 401 && revoked.json["code"] as? String == "unauthorized")
         }
     }
 

@@ -199,11 +199,12 @@ extension GatewayTestServer {
     static func with<T>(
         _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil,
         fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy, rateLimits: RateLimits = RateLimits(),
+        wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 },
         _ body: (GatewayTestServer) async throws -> T
     ) async throws -> T {
         let server = try await start(
             backend, maxBodyBytes: maxBodyBytes, overflowPrefix: overflowPrefix, rateLimits: rateLimits,
-            fetchPolicy: fetchPolicy)
+            fetchPolicy: fetchPolicy, wrapStore: wrapStore)
         do {
             let result = try await body(server)
             try await server.stop()
