@@ -3,27 +3,31 @@ import SealedPushCore
 import SealedPushGateway
 
 /// A store that runs test hooks around some calls and passes everything to `inner`: a ping that takes its time, a
-/// count of claims, a count of API key reads.
+/// count of claims, counts of API key and app reads.
 public struct HookedGatewayStore: GatewayStore {
     let inner: any GatewayStore
     let beforePing: @Sendable () async throws -> Void
     let afterClaim: @Sendable ([ClaimedJob]) -> Void
     let beforeAPIKey: @Sendable (String) -> Void
+    let beforeApp: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - inner: The store that does the work.
     ///   - beforePing: Runs before each `ping()` goes to `inner`.
     ///   - afterClaim: Sees what each `claim` returned.
     ///   - beforeAPIKey: Sees the id of each `apiKey(id:)` read.
+    ///   - beforeApp: Sees the id of each `app(id:)` read.
     public init(
         inner: any GatewayStore, beforePing: @escaping @Sendable () async throws -> Void = {},
         afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in },
-        beforeAPIKey: @escaping @Sendable (String) -> Void = { _ in }
+        beforeAPIKey: @escaping @Sendable (String) -> Void = { _ in },
+        beforeApp: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.inner = inner
         self.beforePing = beforePing
         self.afterClaim = afterClaim
         self.beforeAPIKey = beforeAPIKey
+        self.beforeApp = beforeApp
     }
 
     public func ping() async throws {
@@ -35,7 +39,10 @@ public struct HookedGatewayStore: GatewayStore {
     public func schemaVersion() async throws -> Int { try await inner.schemaVersion() }
     public func close() async throws { try await inner.close() }
     public func putApp(_ app: GatewayApp, now: Date) async throws { try await inner.putApp(app, now: now) }
-    public func app(id: String) async throws -> GatewayApp? { try await inner.app(id: id) }
+    public func app(id: String) async throws -> GatewayApp? {
+        beforeApp(id)
+        return try await inner.app(id: id)
+    }
     public func apps() async throws -> [GatewayApp] { try await inner.apps() }
     public func addAPIKey(_ key: StoredAPIKey) async throws { try await inner.addAPIKey(key) }
     public func apiKey(id: String) async throws -> StoredAPIKey? {

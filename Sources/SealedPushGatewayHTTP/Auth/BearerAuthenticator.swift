@@ -9,14 +9,14 @@ import SealedPushGateway
 /// (`GatewayStore.authenticatedKey(bearer:now:)`). No key, or a key the gateway does not know or that expired, is
 /// `401`; a key of another app is `403` for every path of this app, before anything of this app is read, so the
 /// answer is the same whether or not the device or notification exists. Each key's last use is recorded, at most
-/// once a minute (``APIKeyUses``). Stored keys are read at most once a second per key (``APIKeyCache``): a revoked
+/// once a minute (``APIKeyUses``). Stored keys are read at most once a second per key (``RecentlyRead``): a revoked
 /// key is refused within a second.
 struct BearerAuthenticator: Sendable {
     let calls: StoreCalls
     /// Where each key's last use is recorded (at most once a minute).
     let uses: APIKeyUses
     /// The keys read in the last second.
-    let cache: APIKeyCache
+    let keys: RecentlyRead<StoredAPIKey>
 
     /// Checks that the request carries a key of `appID`.
     /// - Throws: ``GatewayAPIError`` `unauthorized` (401) or `forbidden` (403).
@@ -28,17 +28,10 @@ struct BearerAuthenticator: Sendable {
         let now = Date()
         // As `GatewayStore.authenticatedKey(bearer:now:)`, with the stored key from the cache while it is fresh.
         guard let presented = APIKey(parsing: token) else { throw GatewayAPIError.unauthorized }
-        let key: StoredAPIKey
-        if let cached = cache.key(id: presented.id) {
-            key = cached
-        } else {
-            let readAt = ContinuousClock.now
-            guard let stored = try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) }) else {
-                throw GatewayAPIError.unauthorized
-            }
-            cache.keep(stored, readAt: readAt)
-            key = stored
-        }
+        guard
+            let key = try await keys.record(
+                id: presented.id, read: { try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) }) })
+        else { throw GatewayAPIError.unauthorized }
         guard APIKey.constantTimeEqual(presented.digest, key.digest), !key.isExpired(at: now) else {
             throw GatewayAPIError.unauthorized
         }

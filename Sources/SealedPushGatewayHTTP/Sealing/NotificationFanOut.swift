@@ -26,6 +26,9 @@ struct NotificationFanOut: Sendable {
     let enqueues: GroupCommit<NewNotification, Result<EnqueueResult, GatewayStoreError>>
     /// Told after each commit that queued jobs (delivery in this process claims them at once, not at its next poll).
     let onQueued: @Sendable () -> Void
+    /// The apps read in the last second: a stream of sends reads its app once a second, not once each (a change to an
+    /// app — new credentials, a rotated identity, its removal — reaches sends within that second).
+    let apps = RecentlyRead<GatewayApp>()
 
     /// Seals and enqueues; answers after the commit.
     /// - Parameters:
@@ -51,7 +54,8 @@ struct NotificationFanOut: Sendable {
         {
             return earlier
         }
-        guard let app = try await calls.run("app", { try await $0.app(id: appID) }) else {
+        let app = try await apps.record(id: appID) { try await calls.run("app", { try await $0.app(id: appID) }) }
+        guard let app else {
             throw GatewayAPIError.notFound("app \(appID) is not configured in this gateway")
         }
         var named = request.devices

@@ -30,7 +30,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     let limiter: AppRateLimiter
     let receipts: ReceiptIntake
     private let keyUses = APIKeyUses()
-    private let keyCache = APIKeyCache()
+    private let keyRecords = RecentlyRead<StoredAPIKey>()
     let clock: @Sendable () -> Date
     private let tls: GatewayTLSContext?
 
@@ -167,7 +167,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// The app of the path, after checking the request's key acts for it.
     func authorizedApp(_ request: Request, _ context: BasicRequestContext) async throws -> String {
         let appID = context.parameters.get("appId") ?? ""
-        try await BearerAuthenticator(calls: calls, uses: keyUses, cache: keyCache).authorize(request, appID: appID)
+        try await BearerAuthenticator(calls: calls, uses: keyUses, keys: keyRecords).authorize(request, appID: appID)
         return appID
     }
 

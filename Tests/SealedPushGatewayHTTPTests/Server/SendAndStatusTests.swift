@@ -2,6 +2,8 @@ import Foundation
 import SealedPushClient
 import SealedPushCore
 import SealedPushGateway
+import SealedPushGatewayTestSupport
+import Synchronization
 import Testing
 
 /// Register → send → status over real HTTP; the queued body opened by the device's own code (SealedPushClient).
@@ -63,6 +65,28 @@ struct SendAndStatusTests {
         let claimed = try await server.client.send("GET", "/v1/apps/app1/notifications/\(id)", key: key)
         #expect((claimed.json["devices"] as? [[String: Any]])?.first?["state"] as? String == "queued")
         #expect((claimed.json["devices"] as? [[String: Any]])?.first?["attempts"] as? Int == 1)
+        }
+    }
+
+    /// A stream of sends reads its app from the store about once a second, not once a send.
+    @Test(arguments: Backend.available)
+    func sendsReadTheirAppOnceASecond(_ backend: Backend) async throws {
+        let reads = Mutex(0)
+        try await GatewayTestServer.with(
+            backend, wrapStore: { HookedGatewayStore(inner: $0, beforeApp: { _ in reads.withLock { $0 += 1 } }) }
+        ) { server in
+            try await server.registerDevice("d1")
+            reads.withLock { $0 = 0 }
+            let start = ContinuousClock.now
+            for _ in 0..<30 {
+                let sent = try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
+                    json: ["devices": ["d1"], "content": ["body": "hi"]])
+                #expect(sent.status == 202)
+            }
+            let seconds = Int(start.duration(to: .now).components.seconds)
+            let read = reads.withLock { $0 }
+            #expect(read >= 1 && read <= seconds + 2, "30 sends in \(seconds) s read the app \(read) times")
         }
     }
 
