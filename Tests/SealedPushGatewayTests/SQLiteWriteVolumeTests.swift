@@ -13,15 +13,14 @@ import Testing
 struct SQLiteWriteVolumeTests {
     @Test func claimAndFinishOfAFanOutWriteFewPages() async throws {
         let harness = try SQLiteHarness()
-        let store = try SQLiteGatewayStore(path: harness.path)
-        do {
-            _ = try await store.migrate()
-            try await store.putApp(StoreFixtures.app("alpha"), now: StoreFixtures.now)
+        try await withMigratedStore(harness) { migrated, fixtures in
+            let store = try #require(migrated as? SQLiteGatewayStore)
             // Device ids as apps choose them (random-looking), numbered: the index orders them by the random part, a
             // send lists them by number — what a fan-out's claim takes together lies all over the index.
-            let devices = (1...600).map { String(UInt32(truncatingIfNeeded: $0 &* 2_654_435_761), radix: 16) + "-\($0)" }
+            let devices = (1...600).map {
+                String(UInt32(truncatingIfNeeded: $0 &* 2_654_435_761), radix: 16) + "-\($0)"
+            }
             let keys = try await StoreFixtures.register(devices, in: "alpha", store)
-            let fixtures = try StoreFixtures()
             func number(_ deviceID: String) -> Int { Int(deviceID.split(separator: "-")[1])! }
             func send() throws -> NewNotification {
                 var notification = try fixtures.notification(appID: "alpha", to: keys)
@@ -47,13 +46,7 @@ struct SQLiteWriteVolumeTests {
 
             #expect(claimFrames <= Self.bound, "a claim of 16 jobs of 16 devices wrote \(claimFrames) pages")
             #expect(finishFrames <= Self.bound, "a finish of 16 jobs of 16 devices wrote \(finishFrames) pages")
-        } catch {
-            try? await store.close()
-            try? await harness.tearDown()
-            throw error
         }
-        try await store.close()
-        try await harness.tearDown()
     }
 
     /// The most pages a claim or a finish of 16 jobs may write: the jobs' rows, `jobs_app_due`'s leaves and their
