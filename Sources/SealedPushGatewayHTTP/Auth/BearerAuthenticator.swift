@@ -5,12 +5,12 @@ import SealedPushGateway
 
 /// Per-app bearer authentication (`Authorization: Bearer <API key>`).
 ///
-/// The store finds the key by its public id and compares SHA-256 digests in constant time
-/// (`GatewayStore.authenticatedKey(bearer:now:)`). No key, or a key the gateway does not know or that expired, is
-/// `401`; a key of another app is `403` for every path of this app, before anything of this app is read, so the
-/// answer is the same whether or not the device or notification exists. Each key's last use is recorded, at most
-/// once a minute (``APIKeyUses``). Stored keys are read at most once a second per key (``RecentlyRead``): a revoked
-/// key is refused within a second.
+/// The stored key is found by the presented key's public id — read from the store at most once a second per key
+/// (``RecentlyRead``), so a revoked key is refused within a second — and the SHA-256 digests are compared in constant
+/// time on every request, as `GatewayStore.authenticatedKey(bearer:now:)` does. No key, or a key the gateway does
+/// not know or that expired, is `401`; a key of another app is `403` for every path of this app, before anything of
+/// this app is read, so the answer is the same whether or not the device or notification exists. Each key's last
+/// use is recorded, at most once a minute (``APIKeyUses``).
 struct BearerAuthenticator: Sendable {
     let calls: StoreCalls
     /// Where each key's last use is recorded (at most once a minute).
@@ -28,10 +28,10 @@ struct BearerAuthenticator: Sendable {
         let now = Date()
         // As `GatewayStore.authenticatedKey(bearer:now:)`, with the stored key from the cache while it is fresh.
         guard let presented = APIKey(parsing: token) else { throw GatewayAPIError.unauthorized }
-        guard
-            let key = try await keys.record(
-                id: presented.id, read: { try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) }) })
-        else { throw GatewayAPIError.unauthorized }
+        let stored = try await keys.record(id: presented.id) {
+            try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) })
+        }
+        guard let key = stored else { throw GatewayAPIError.unauthorized }
         guard APIKey.constantTimeEqual(presented.digest, key.digest), !key.isExpired(at: now) else {
             throw GatewayAPIError.unauthorized
         }
