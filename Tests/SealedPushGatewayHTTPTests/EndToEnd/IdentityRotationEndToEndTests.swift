@@ -54,6 +54,8 @@ struct IdentityRotationEndToEndTests {
             record.previousIdentityPaths.append(oldPath)
             record.serverIdentityPath = newPath
             try await store.putApp(record, now: Date())
+            // A node reads an app's record for its sends at most once a second (README, "Rotating a server identity").
+            try await Task.sleep(for: .milliseconds(1_100))
 
             let after = try await send("after")
             let anaAfter = try await LifecycleEndToEndTests.pushes(gateway, ana.token, count: 2)[1]
