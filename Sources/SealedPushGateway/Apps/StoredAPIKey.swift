@@ -24,6 +24,15 @@ public struct StoredAPIKey: Sendable, Hashable {
     /// Whether the key is expired at `now`.
     public func isExpired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }
 
+    /// Whether a presented key is this key and may act at `now`: the same id, the SHA-256 of its text equal to
+    /// ``digest`` (compared in constant time), and not expired.
+    /// - Parameters:
+    ///   - presented: The key as presented.
+    ///   - now: The time an expiry is checked against.
+    public func accepts(_ presented: APIKey, at now: Date) -> Bool {
+        presented.id == id && APIKey.constantTimeEqual(presented.digest, digest) && !isExpired(at: now)
+    }
+
     /// Creates the stored form of a key.
     /// - Parameters:
     ///   - key: The key (only its id and digest are kept).

@@ -308,10 +308,9 @@ extension GatewayStore {
     ///   - bearer: The `Authorization: Bearer` token.
     ///   - now: The time an expiry is checked against.
     public func authenticatedKey(bearer: String, now: Date = Date()) async throws -> StoredAPIKey? {
-        guard let presented = APIKey(parsing: bearer), let stored = try await apiKey(id: presented.id) else {
-            return nil
-        }
-        guard APIKey.constantTimeEqual(presented.digest, stored.digest), !stored.isExpired(at: now) else { return nil }
+        guard let presented = APIKey(parsing: bearer), let stored = try await apiKey(id: presented.id),
+            stored.accepts(presented, at: now)
+        else { return nil }
         return stored
     }
 }

@@ -31,10 +31,7 @@ struct BearerAuthenticator: Sendable {
         let stored = try await keys.record(id: presented.id) {
             try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) })
         }
-        guard let key = stored else { throw GatewayAPIError.unauthorized }
-        guard APIKey.constantTimeEqual(presented.digest, key.digest), !key.isExpired(at: now) else {
-            throw GatewayAPIError.unauthorized
-        }
+        guard let key = stored, key.accepts(presented, at: now) else { throw GatewayAPIError.unauthorized }
         guard key.appID == appID else { throw GatewayAPIError.forbidden }
         uses.record(key.id, now: now, store: calls.store, logger: calls.logger)
     }

@@ -27,7 +27,7 @@ final class RecentlyRead<Record: Sendable>: @unchecked Sendable {
     }
 
     /// The record with this id read within ``lifetime``, if any.
-    func record(id: String) -> Record? {
+    private func record(id: String) -> Record? {
         let now = ContinuousClock.now
         return lock.withLock {
             guard let entry = entries[id], entry.readAt.duration(to: now) < lifetime else { return nil }
@@ -40,7 +40,7 @@ final class RecentlyRead<Record: Sendable>: @unchecked Sendable {
     ///   - record: The record.
     ///   - id: Its id.
     ///   - readAt: When the read began (its age counts from there).
-    func keep(_ record: Record, id: String, readAt: ContinuousClock.Instant) {
+    private func keep(_ record: Record, id: String, readAt: ContinuousClock.Instant) {
         lock.withLock {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[id] = Entry(record: record, readAt: readAt)

@@ -3,7 +3,6 @@ import SealedPushClient
 import SealedPushCore
 import SealedPushGateway
 import SealedPushGatewayTestSupport
-import Synchronization
 import Testing
 
 /// Register → send → status over real HTTP; the queued body opened by the device's own code (SealedPushClient).
@@ -71,22 +70,18 @@ struct SendAndStatusTests {
     /// A stream of sends reads its app from the store about once a second, not once a send.
     @Test(arguments: Backend.available)
     func sendsReadTheirAppOnceASecond(_ backend: Backend) async throws {
-        let reads = Mutex(0)
-        try await GatewayTestServer.with(
-            backend, wrapStore: { HookedGatewayStore(inner: $0, beforeApp: { _ in reads.withLock { $0 += 1 } }) }
-        ) { server in
+        let reads = ReadCounter()
+        try await GatewayTestServer.with(backend, wrapStore: { HookedGatewayStore(inner: $0, beforeApp: reads.read) }) {
+            server in
             try await server.registerDevice("d1")
-            reads.withLock { $0 = 0 }
-            let start = ContinuousClock.now
+            reads.start()
             for _ in 0..<30 {
                 let sent = try await server.client.send(
                     "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
                     json: ["devices": ["d1"], "content": ["body": "hi"]])
                 #expect(sent.status == 202)
             }
-            let seconds = Int(start.duration(to: .now).components.seconds)
-            let read = reads.withLock { $0 }
-            #expect(read >= 1 && read <= seconds + 2, "30 sends in \(seconds) s read the app \(read) times")
+            reads.expectAboutOnceASecond("30 sends")
         }
     }
 
