@@ -7,9 +7,17 @@ import SealedPushCore
 /// receipt. Checks run cheapest first: length, header, key ids, times, then the cryptography, then the record.
 /// Remembering which receipts were opened (each opens once, until its `expiresAt`) is the caller's: ``OpenedReceipt``
 /// carries the receipt's own id and expiry for that.
+///
+/// The static-static value `DH(skR, pkS)` of each device key is kept in a bounded cache (as ``Sealer`` keeps the
+/// same value seen from the sealing side), so a receipt from a device heard from before costs one scalar
+/// multiplication instead of two; the values wipe themselves when evicted. Copies of an opener share the cache.
 public struct ReceiptOpener: Sendable {
+    /// The default number of device keys whose static DH value is kept.
+    public static let defaultCacheCapacity = 10_000
+
     private let identity: ServerIdentity
     private let schedule: HPKEKeySchedule
+    private let cache: StaticSecretCache
 
     /// The key id of the server identity receipts must be sealed to.
     public var serverKeyID: KeyID { identity.keyID }
@@ -19,11 +27,19 @@ public struct ReceiptOpener: Sendable {
     /// - Parameters:
     ///   - identity: The server identity the app pins.
     ///   - topic: The app's topic (bundle id or application id).
-    /// - Throws: `SealedPushError` with `invalidTopic`.
-    public init(identity: ServerIdentity, topic: String) throws {
+    ///   - cacheCapacity: How many device keys' static DH values to keep (0: none).
+    /// - Throws: `SealedPushError` with `invalidTopic`, or `invalidArgument` for a negative capacity.
+    public init(identity: ServerIdentity, topic: String, cacheCapacity: Int = ReceiptOpener.defaultCacheCapacity) throws {
+        guard cacheCapacity >= 0 else {
+            throw SealedPushError(.invalidArgument, "cacheCapacity must be 0 or more, got \(cacheCapacity)")
+        }
         self.identity = identity
         self.schedule = HPKEKeySchedule(mode: .auth, info: try DeliveryReceipt.hpkeInfo(topic: topic))
+        self.cache = StaticSecretCache(capacity: cacheCapacity)
     }
+
+    /// How many device keys' static DH values are kept now.
+    package var cachedDeviceCount: Int { cache.count }
 
     /// Opens one receipt.
     ///
@@ -67,10 +83,13 @@ public struct ReceiptOpener: Sendable {
         try EnvelopeV1.checkNotBefore(issuedAt: header.issuedAt, now: now)
         let plaintext: SecretBytes?
         do {
+            let staticValue = try cache.value(for: deviceKey) {
+                try X25519.sharedSecret(privateKey: identity.privateKey, publicKey: deviceKey)
+            }
             plaintext = try HPKERecipient.openAuth(
                 Array(bytes[EnvelopeV1.headerLength...]), aad: Array(bytes[0..<EnvelopeV1.headerLength]),
                 enc: header.enc, recipientPrivateKey: identity.privateKey, senderPublicKey: deviceKey,
-                schedule: schedule, recipientPublicKey: identity.publicKey)
+                schedule: schedule, recipientPublicKey: identity.publicKey, staticSharedValue: staticValue)
         } catch {
             plaintext = nil  // a low-order key: the same answer as a forgery
         }
