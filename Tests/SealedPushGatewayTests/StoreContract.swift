@@ -355,6 +355,38 @@ enum StoreContract {
         }
     }
 
+    /// A batch across apps answers each notification as one at a time would: a key already taken replays even when
+    /// the request now names an unknown device, the same key in another app is that app's own, a device id is looked
+    /// up in the notification's app, and a job to an unregistered device starts `unregistered`.
+    static func enqueueBatchAcrossApps(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let alpha = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let beta = try await StoreFixtures.register(["a"], in: "beta", store)
+            #expect(try await store.markDeviceUnregistered(
+                appID: "alpha", deviceID: "b", reason: "Unregistered", at: StoreFixtures.now))
+            let first = try fixtures.notification(appID: "alpha", to: alpha, idempotencyKey: "k")
+            let committed = try await store.enqueueBatch([first])
+            #expect((try? committed[0].get())?.replayed == false)
+            var replay = try fixtures.notification(appID: "alpha", to: alpha, idempotencyKey: "k")
+            replay.jobs.append(NewNotification.Job(deviceID: "nobody", body: replay.jobs[0].body))
+            let toBeta = try fixtures.notification(appID: "beta", to: beta, idempotencyKey: "k")
+            var onlyInAlpha = try fixtures.notification(appID: "beta", to: beta)
+            onlyInAlpha.jobs[0].deviceID = "b"
+            let results = try await store.enqueueBatch([replay, toBeta, onlyInAlpha])
+            let replayed = try results[0].get()
+            #expect(replayed.id == first.id && replayed.replayed && replayed.jobCount == 2)
+            #expect((try? results[1].get()) == EnqueueResult(id: toBeta.id, replayed: false, jobCount: 1))
+            if case .failure(let error) = results[2] {
+                #expect(error.code == .unknownDevice && error.field == "devices[0]")
+            } else { Issue.record("a notification to a device of another app was committed") }
+            let states = try await store.notificationStatus(appID: "alpha", notificationID: first.id)?.deliveries
+                .sorted { $0.deviceID < $1.deviceID }.map(\.state)
+            #expect(states == [.queued, .unregistered])
+            #expect(try await store.notificationStatus(appID: "beta", notificationID: toBeta.id)?.deliveries.count == 1)
+            #expect(try await store.notificationStatus(appID: "beta", notificationID: onlyInAlpha.id) == nil)
+        }
+    }
+
     /// The request digest kept with an idempotency key is answered by a replay and by `idempotentRequest`; a key
     /// without a digest (stored before digests were kept) answers nil; a notification without a key keeps none.
     static func idempotencyRequestDigest(_ harness: any StoreHarness) async throws {

@@ -529,6 +529,169 @@ public final class PostgresGatewayStore: GatewayStore {
         return result
     }
 
+    /// One transaction for the whole batch (the send endpoint's group commit), in a fixed number of statements
+    /// whatever its size: the devices of every notification in one read, the notifications in one insert (a key
+    /// already taken, by an earlier request or by an earlier notification of this batch, makes its notification a
+    /// replay), their jobs and message ids in one more, the replays' rows in a last read. Each notification is
+    /// answered as ``enqueue(_:)`` would answer it alone: a replay before an unknown device, and one refused
+    /// (`unknownDevice`, `invalidArgument`) writes nothing and leaves the others.
+    public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
+        var results = [Result<EnqueueResult, GatewayStoreError>?](repeating: nil, count: notifications.count)
+        var valid: [Int] = []
+        for (index, notification) in notifications.enumerated() {
+            do {
+                try notification.validate()
+                valid.append(index)
+            } catch let error as GatewayStoreError {
+                results[index] = .failure(error)
+            }
+        }
+        if !valid.isEmpty {
+            let batch = valid.map { notifications[$0] }
+            let answers = try await transaction("enqueueing \(batch.count) notifications") { connection, logger in
+                try await Self.insertBatch(batch, connection, logger)
+            }
+            for (index, answer) in zip(valid, answers) { results[index] = answer }
+            let jobs = answers.reduce(0) { sum, answer in
+                guard case .success(let result) = answer, !result.replayed else { return sum }
+                return sum + result.jobCount
+            }
+            if jobs > 0, statistics.added(jobs) { analyzeInBackground() }
+        }
+        return results.map { $0! }
+    }
+
+    /// ``enqueueBatch(_:)``'s statements, in the caller's transaction, for notifications that passed `validate()`.
+    private static func insertBatch(
+        _ batch: [NewNotification], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
+        struct DeviceKey: Hashable {
+            var appID: String
+            var deviceID: String
+        }
+        // 1. Every device of the batch: known, and unregistered or not.
+        let jobApps = batch.flatMap { notification in notification.jobs.map { _ in notification.appID } }
+        let jobDevices = batch.flatMap { $0.jobs.map(\.deviceID) }
+        var known: [DeviceKey: Bool] = [:]
+        let deviceRows = try await connection.query(
+            """
+            SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL FROM devices d
+            JOIN (SELECT DISTINCT * FROM unnest(\(jobApps)::text[], \(jobDevices)::text[])) AS r(app_id, device_id)
+                ON d.app_id = r.app_id AND d.device_id = r.device_id
+            """, logger: logger)
+        for try await (appID, deviceID, unregistered) in deviceRows.decode((String, String, Bool).self) {
+            known[DeviceKey(appID: appID, deviceID: deviceID)] = unregistered
+        }
+        // The first device of each notification that is not registered, if any.
+        let unknownDevice: [Int?] = batch.map { notification in
+            notification.jobs.firstIndex { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] == nil }
+        }
+        // 2. The notifications whose devices are all known; a key already taken inserts nothing (ON CONFLICT waits
+        //    for a concurrent transaction holding the key, then finds its row).
+        let candidates = batch.indices.filter { unknownDevice[$0] == nil }
+        var inserted = Set<UUID>()
+        if !candidates.isEmpty {
+            let rows = try await connection.query(
+                """
+                INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                           request_digest)
+                SELECT n.id, n.app_id, NULLIF(n.idempotency_key, ''), n.priority, NULLIF(n.collapse_id, ''),
+                       n.created_at, n.expires_at, NULLIF(n.request_digest, '')
+                FROM unnest(\(candidates.map { batch[$0].id })::uuid[], \(candidates.map { batch[$0].appID })::text[],
+                            \(candidates.map { batch[$0].idempotencyKey ?? "" })::text[],
+                            \(candidates.map { batch[$0].priority })::integer[],
+                            \(candidates.map { batch[$0].collapseID ?? "" })::text[],
+                            \(candidates.map { Millis.from(batch[$0].createdAt) })::bigint[],
+                            \(candidates.map { Millis.from(batch[$0].expiresAt) })::bigint[],
+                            \(candidates.map { batch[$0].idempotencyKey == nil ? "" : (batch[$0].requestDigest ?? "") })::text[])
+                    WITH ORDINALITY AS n(id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                         request_digest, position)
+                ORDER BY n.position
+                ON CONFLICT (app_id, idempotency_key) DO NOTHING
+                RETURNING id
+                """, logger: logger)
+            for try await id in rows.decode(UUID.self) { inserted.insert(id) }
+        }
+        // 3. The jobs of the inserted notifications and their message ids, in one statement.
+        let fresh = batch.filter { inserted.contains($0.id) }
+        if !fresh.isEmpty {
+            var notificationIDs: [UUID] = [], apps: [String] = [], devices: [String] = [], bodies: [ByteBuffer] = []
+            var states: [String] = [], reasons: [String] = [], times: [Int64] = []
+            var messageIDs: [String] = [], keyIDs: [String] = []
+            for notification in fresh {
+                for job in notification.jobs {
+                    let unregistered = known[DeviceKey(appID: notification.appID, deviceID: job.deviceID)] == true
+                    notificationIDs.append(notification.id)
+                    apps.append(notification.appID)
+                    devices.append(job.deviceID)
+                    bodies.append(ByteBuffer(bytes: job.body.bytes))
+                    states.append(unregistered ? JobState.unregistered.rawValue : JobState.queued.rawValue)
+                    reasons.append(unregistered ? "DeviceUnregistered" : "")
+                    times.append(Millis.from(notification.createdAt))
+                    messageIDs.append(job.messageID ?? "")
+                    keyIDs.append(job.keyID ?? "")
+                }
+            }
+            try await connection.query(
+                """
+                WITH inserted AS (
+                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                      failure_reason, updated_at)
+                    SELECT job.notification_id, job.app_id, job.device_id, job.sealed_body, job.state, job.created,
+                           NULLIF(job.reason, ''), job.created
+                    FROM unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(bodies)::bytea[],
+                                \(states)::text[], \(reasons)::text[], \(times)::bigint[])
+                        AS job(notification_id, app_id, device_id, sealed_body, state, reason, created)
+                    RETURNING id, notification_id, device_id)
+                INSERT INTO job_messages (job_id, app_id, message_id, key_id)
+                SELECT inserted.id, m.app_id, m.message_id, m.key_id
+                FROM inserted
+                JOIN unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(messageIDs)::text[],
+                            \(keyIDs)::text[]) AS m(notification_id, app_id, device_id, message_id, key_id)
+                    ON m.notification_id = inserted.notification_id AND m.device_id = inserted.device_id
+                WHERE m.message_id <> '' AND m.key_id <> ''
+                """, logger: logger)
+        }
+        // 4. The notifications a key made replays (whatever their devices now), as they are stored.
+        struct Stored: Sendable {
+            var id: UUID
+            var jobs: Int
+            var digest: String?
+        }
+        var stored: [DeviceKey: Stored] = [:]  // by app id and idempotency key
+        let keyed = batch.filter { !inserted.contains($0.id) && $0.idempotencyKey != nil }
+        if !keyed.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT n.app_id, n.idempotency_key, n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id),
+                       n.request_digest
+                FROM notifications n
+                JOIN (SELECT DISTINCT * FROM unnest(\(keyed.map(\.appID))::text[],
+                                                    \(keyed.map { $0.idempotencyKey ?? "" })::text[])) AS k(app_id, key)
+                    ON n.app_id = k.app_id AND n.idempotency_key = k.key
+                """, logger: logger)
+            for try await (appID, key, id, jobs, digest) in rows.decode((String, String, UUID, Int, String?).self) {
+                stored[DeviceKey(appID: appID, deviceID: key)] = Stored(id: id, jobs: jobs, digest: digest)
+            }
+        }
+        return try batch.indices.map { index in
+            let notification = batch[index]
+            if inserted.contains(notification.id) {
+                return .success(EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count))
+            }
+            if let key = notification.idempotencyKey, let row = stored[DeviceKey(appID: notification.appID, deviceID: key)] {
+                return .success(EnqueueResult(id: row.id, replayed: true, jobCount: row.jobs, requestDigest: row.digest))
+            }
+            if let job = unknownDevice[index] {
+                return .failure(
+                    GatewayStoreError(
+                        .unknownDevice, "device '\(notification.jobs[job].deviceID)' is not registered in this app",
+                        field: "devices[\(job)]"))
+            }
+            throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
+        }
+    }
+
     /// Refreshes the planner's statistics of the queue off the request path, every ``PostgresStatistics/interval``
     /// while the queue keeps growing (``PostgresStatistics`` says why).
     private func analyzeInBackground() {
