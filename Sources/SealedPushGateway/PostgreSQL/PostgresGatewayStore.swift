@@ -353,16 +353,19 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func device(appID: String, deviceID: String) async throws -> StoredDevice? {
         try await run("reading device '\(deviceID)'") { connection, logger in
-            try await Self.devices(
-                connection.query(
-                    "\(unescaped: Self.deviceColumns) WHERE app_id = \(appID) AND device_id = \(deviceID)",
-                    logger: logger)
-            ).first
+            var found: StoredDevice?
+            for try await device in try await connection.execute(
+                PostgresDeviceByID(appID: appID, deviceID: deviceID), logger: logger)
+            {
+                found = device  // the primary key: at most one; the stream is read to its end
+            }
+            return found
         }
     }
 
     public func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
         guard !deviceIDs.isEmpty else { return [] }
+        if deviceIDs.count == 1 { return try await device(appID: appID, deviceID: deviceIDs[0]).map { [$0] } ?? [] }
         return try await run("reading devices") { connection, logger in
             try await Self.devices(
                 connection.query(
@@ -1420,21 +1423,22 @@ public final class PostgresGatewayStore: GatewayStore {
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [StoredDevice] {
         var devices: [StoredDevice] = []
-        for try await (appID, deviceID, platform, token, environment, publicKey, keyID, keyCreated, keyExpires,
-            registered, unregistered, userID) in rows.decode(
-                (String, String, String, String, String, String, String, Int64, Int64?, Int64, Int64?, String?).self)
-        {
-            let address = PushAddress(token: token, platform: platform, environment: environment)
-            devices.append(
-                StoredDevice(
-                    appID: appID, deviceID: deviceID, address: address,
-                    registration: DeviceRegistration(
-                        publicKey: publicKey, keyId: keyID, createdAt: Millis.date(keyCreated),
-                        expiresAt: keyExpires.map(Millis.date)
-                    ).on(address),
-                    registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date),
-                    userID: userID))
-        }
+        for try await row in rows { devices.append(try device(row)) }
         return devices
+    }
+
+    /// A device from a row of ``deviceColumns``.
+    static func device(_ row: PostgresRow) throws -> StoredDevice {
+        let (appID, deviceID, platform, token, environment, publicKey, keyID, keyCreated, keyExpires, registered,
+            unregistered, userID) = try row.decode(
+                (String, String, String, String, String, String, String, Int64, Int64?, Int64, Int64?, String?).self)
+        let address = PushAddress(token: token, platform: platform, environment: environment)
+        return StoredDevice(
+            appID: appID, deviceID: deviceID, address: address,
+            registration: DeviceRegistration(
+                publicKey: publicKey, keyId: keyID, createdAt: Millis.date(keyCreated),
+                expiresAt: keyExpires.map(Millis.date)
+            ).on(address),
+            registeredAt: Millis.date(registered), unregisteredAt: unregistered.map(Millis.date), userID: userID)
     }
 }
