@@ -105,13 +105,15 @@ enum LifecycleContract {
             // A batch (the receipt endpoint's group commit) answers each as one at a time would, in order: a
             // receipt id twice in one batch is a replay the second time, the first receipt of a job is the first.
             let id3 = String(repeating: "3", count: 32), id4 = String(repeating: "4", count: 32)
-            let b = { (id: String) in
+            let b = { (id: String, outcome: String) in
                 ReceivedReceipt(
                     appID: "alpha", keyID: jobB.keyID!, receiptID: id, receiptExpiresAt: now.addingTimeInterval(604_800),
-                    messageID: jobB.messageID!, outcome: "decrypted", reason: nil, attachmentsDelivered: 0,
+                    messageID: jobB.messageID!, outcome: outcome, reason: nil, attachmentsDelivered: 0,
                     attachmentsFailed: 0, deviceTime: now, receivedAt: now)
             }
-            let answers = try await store.recordReceipts([b(id3), b(id3), receipt(id4, message: jobB.messageID!), b(id4)])
+            let answers = try await store.recordReceipts([
+                b(id3, "decrypted"), b(id3, "decrypted"), receipt(id4, message: jobB.messageID!), b(id4, "duplicate"),
+            ])
             #expect(
                 answers == [
                     .recorded(notificationID: notification.id, deviceID: "b", first: true), .replayed, .unknownMessage,
@@ -119,7 +121,10 @@ enum LifecycleContract {
                 ])
             #expect(try await store.recordReceipts([]) == [])
             let after = try #require(try await store.notificationStatus(appID: "alpha", notificationID: notification.id))
+            // The job keeps its first receipt's fields (not the later one's of the same batch) and counts both.
             #expect(after.deliveries.first { $0.deviceID == "b" }?.receipt?.count == 2)
+            #expect(after.deliveries.first { $0.deviceID == "b" }?.receipt?.outcome == "decrypted")
+            #expect(after.deliveries.first { $0.deviceID == "a" }?.receipt?.count == 3)
         }
     }
 }

@@ -1150,6 +1150,111 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    /// One transaction for the whole batch (the receipt endpoint's group commit) in three statements whatever its
+    /// size: the jobs of every receipt (locked), the receipt ids of those found, then the jobs' receipt fields. Each
+    /// receipt is answered as ``recordReceipt(_:)`` would answer it alone, in order: a receipt id twice in the batch
+    /// is a replay the second time, and of several receipts about one job only the first of a job without one sets
+    /// its fields (the others are counted).
+    public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] {
+        guard !receipts.isEmpty else { return [] }
+        if receipts.count == 1 { return [try await recordReceipt(receipts[0])] }
+        return try await transaction("recording \(receipts.count) receipts") { connection, logger in
+            try await Self.recordBatch(receipts, connection, logger)
+        }
+    }
+
+    /// ``recordReceipts(_:)``'s statements, in the caller's transaction.
+    private static func recordBatch(
+        _ receipts: [ReceivedReceipt], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [ReceiptRecording] {
+        struct Job {
+            var id: Int64
+            var notificationID: UUID
+            var deviceID: String
+            var hasReceipt: Bool
+        }
+        // 1. The job each receipt is about (by position in the batch), locked until the end.
+        var jobs: [Int: Job] = [:]
+        let rows = try await connection.query(
+            """
+            SELECT r.position, j.id, j.notification_id, j.device_id, j.receipt_outcome IS NOT NULL
+            FROM unnest(\(receipts.map(\.appID))::text[], \(receipts.map(\.messageID))::text[],
+                        \(receipts.map(\.keyID))::text[]) WITH ORDINALITY AS r(app_id, message_id, key_id, position)
+            JOIN job_messages m ON m.app_id = r.app_id AND m.message_id = r.message_id AND m.key_id = r.key_id
+            JOIN jobs j ON j.id = m.job_id
+            ORDER BY j.id
+            FOR UPDATE OF j
+            """, logger: logger)
+        for try await (position, id, notificationID, deviceID, hasReceipt) in rows.decode(
+            (Int64, Int64, UUID, String, Bool).self)
+        {
+            jobs[Int(position) - 1] = Job(id: id, notificationID: notificationID, deviceID: deviceID, hasReceipt: hasReceipt)
+        }
+        let found = receipts.indices.filter { jobs[$0] != nil }
+        guard !found.isEmpty else { return receipts.map { _ in .unknownMessage } }
+        // 2. The receipt ids of those found: an id already kept (or earlier in this batch) is a replay.
+        struct ReceiptKey: Hashable {
+            var appID: String
+            var receiptID: String
+        }
+        var fresh = Set<ReceiptKey>()
+        let inserted = try await connection.query(
+            """
+            INSERT INTO receipts (app_id, receipt_id, expires_at)
+            SELECT * FROM unnest(\(found.map { receipts[$0].appID })::text[], \(found.map { receipts[$0].receiptID })::text[],
+                                 \(found.map { Millis.from(receipts[$0].receiptExpiresAt) })::bigint[])
+            ON CONFLICT DO NOTHING
+            RETURNING app_id, receipt_id
+            """, logger: logger)
+        for try await (appID, receiptID) in inserted.decode((String, String).self) {
+            fresh.insert(ReceiptKey(appID: appID, receiptID: receiptID))
+        }
+        // 3. The answers in order, and what each job gets: its fields from its first receipt if it had none, and the
+        //    count of the receipts recorded now.
+        var answers = [ReceiptRecording](repeating: .unknownMessage, count: receipts.count)
+        var withReceipt = Set<Int64>()
+        var counts: [Int64: Int] = [:]
+        var firsts: [Int64: Int] = [:]  // job id: position of the receipt that sets its fields
+        for index in found {
+            let receipt = receipts[index], job = jobs[index]!
+            guard fresh.remove(ReceiptKey(appID: receipt.appID, receiptID: receipt.receiptID)) != nil else {
+                answers[index] = .replayed
+                continue
+            }
+            let first = !job.hasReceipt && !withReceipt.contains(job.id)
+            withReceipt.insert(job.id)
+            if first { firsts[job.id] = index }
+            counts[job.id, default: 0] += 1
+            answers[index] = .recorded(notificationID: job.notificationID, deviceID: job.deviceID, first: first)
+        }
+        if !counts.isEmpty {
+            let ids = counts.keys.sorted()
+            let setters = ids.map { firsts[$0] }
+            func field<T>(_ value: (ReceivedReceipt) -> T, _ empty: T) -> [T] {
+                setters.map { $0.map { value(receipts[$0]) } ?? empty }
+            }
+            try await connection.query(
+                """
+                UPDATE jobs SET
+                    receipt_outcome = CASE WHEN u.sets THEN u.outcome ELSE jobs.receipt_outcome END,
+                    receipt_reason = CASE WHEN u.sets THEN NULLIF(u.reason, '') ELSE jobs.receipt_reason END,
+                    receipt_delivered = CASE WHEN u.sets THEN u.delivered ELSE jobs.receipt_delivered END,
+                    receipt_failed = CASE WHEN u.sets THEN u.failed ELSE jobs.receipt_failed END,
+                    receipt_device_time = CASE WHEN u.sets THEN u.device_time ELSE jobs.receipt_device_time END,
+                    receipt_at = CASE WHEN u.sets THEN u.received_at ELSE jobs.receipt_at END,
+                    receipt_count = CASE WHEN u.sets THEN u.count ELSE jobs.receipt_count + u.count END
+                FROM unnest(\(ids)::bigint[], \(setters.map { $0 != nil })::boolean[], \(field({ $0.outcome }, ""))::text[],
+                            \(field({ $0.reason ?? "" }, ""))::text[], \(field({ $0.attachmentsDelivered }, 0))::integer[],
+                            \(field({ $0.attachmentsFailed }, 0))::integer[],
+                            \(field({ Millis.from($0.deviceTime) }, 0))::bigint[],
+                            \(field({ Millis.from($0.receivedAt) }, 0))::bigint[], \(ids.map { counts[$0]! })::integer[])
+                    AS u(job_id, sets, outcome, reason, delivered, failed, device_time, received_at, count)
+                WHERE jobs.id = u.job_id
+                """, logger: logger)
+        }
+        return answers
+    }
+
     public func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording {
         try await transaction("recording a receipt") { connection, logger in
             let jobs = try await connection.query(
