@@ -23,6 +23,17 @@ enum GatewayExtraServices {
         }
     }
 
+    /// The webhook of a node that does not deliver (receipts are forwarded from there too), checked before anything
+    /// starts.
+    /// - Throws: `ValidationError` naming the setting or file.
+    static func receiptWebhookConfiguration(_ configuration: GatewayConfiguration) throws -> UnregisteredWebhookConfiguration? {
+        do {
+            return try configuration.receiptWebhookConfiguration()
+        } catch let error as GatewayConfigurationError {
+            throw ValidationError(error.message)
+        }
+    }
+
     static func make(
         store: any GatewayStore, delivery: DeliveryConfiguration?, configuration: GatewayConfiguration, logger: Logger
     ) throws -> [any Service] {

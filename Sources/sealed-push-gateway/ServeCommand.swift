@@ -38,6 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         let delivery = try GatewayExtraServices.deliveryConfiguration(configuration)
+        let receiptHook = try GatewayExtraServices.receiptWebhookConfiguration(configuration)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -70,8 +71,17 @@ struct ServeCommand: AsyncParsableCommand {
 
         var extra = try GatewayExtraServices.make(
             store: store, delivery: delivery, configuration: configuration, logger: logger)
-        // The delivery service's webhook also forwards receipts from the API.
-        let webhook = extra.lazy.compactMap { ($0 as? DeliveryService)?.webhook }.first
+        // The delivery service's webhook also forwards receipts from the API; a node that does not deliver runs its
+        // own for them.
+        var webhook = extra.lazy.compactMap { ($0 as? DeliveryService)?.webhook }.first
+        if webhook == nil, let hook = receiptHook {
+            var webhookLogger = Logger(label: "sealed-push.gateway.webhook")
+            webhookLogger.logLevel = logger.logLevel
+            let own = try UnregisteredWebhook(configuration: hook, logger: webhookLogger)
+            extra.append(WebhookService(webhook: own))
+            logger.info("receipts are forwarded to the webhook", metadata: ["webhook": "\(hook.url.absoluteString)"])
+            webhook = own
+        }
         let deliveries = extra.compactMap { $0 as? DeliveryService }
         let http = GatewayHTTPServer(
             configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,

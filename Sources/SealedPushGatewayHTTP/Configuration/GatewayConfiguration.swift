@@ -242,7 +242,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
                     + "on 127.0.0.1 behind a TLS proxy, or set \"allowPlainHTTP\": true if a TLS proxy or a private "
                     + "network already protects it")
         }
-        if delivery.enabled, let webhook = delivery.webhook, !allowPlainHTTP,
+        if let webhook = delivery.webhook, !allowPlainHTTP,  // with delivery off, receipts are forwarded there too
             !webhook.url.lowercased().hasPrefix("https://")
         {
             throw GatewayConfigurationError(
@@ -274,6 +274,14 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public func deliveryConfiguration() throws -> DeliveryConfiguration? {
         guard delivery.enabled else { return nil }
         return try delivery.deliveryConfiguration()
+    }
+
+    /// The webhook of a node that does not deliver (`delivery.enabled` false): receipts taken there are forwarded
+    /// too. Nil when delivery is on (the delivery service runs the webhook) or no webhook is configured.
+    /// - Throws: ``GatewayConfigurationError`` naming the setting or the file.
+    public func receiptWebhookConfiguration() throws -> UnregisteredWebhookConfiguration? {
+        guard !delivery.enabled else { return nil }
+        return try delivery.webhookConfiguration()
     }
 
     /// Whether the plain-HTTP listener is exposed beyond loopback with ``allowPlainHTTP`` (`serve` warns then).

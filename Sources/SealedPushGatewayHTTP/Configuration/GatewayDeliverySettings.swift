@@ -293,19 +293,25 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                 throw GatewayConfigurationError("delivery.trustRootsFile \(trustRootsFile) cannot be read")
             }
         }
-        if let webhook {
-            guard let url = URL(string: webhook.url) else {
-                throw GatewayConfigurationError("delivery.webhook.url is not a URL")
-            }
-            var secret = readingSecrets ? try Self.readSecret(webhook.secretFile) : [UInt8](repeating: 0x61, count: 16)
-            defer { Sodium.wipe(&secret) }
-            do {
-                configuration.webhook = try UnregisteredWebhookConfiguration(url: url, secret: secret)
-            } catch let error as SealedPushError {
-                throw GatewayConfigurationError("delivery.webhook: \(error.message)")
-            }
-        }
+        configuration.webhook = try webhookConfiguration(readingSecrets: readingSecrets)
         return configuration
+    }
+
+    /// The webhook's configuration (its secret read from its file), or nil when there is none.
+    /// - Parameter readingSecrets: Whether to read the secret file (off for a form-only check).
+    /// - Throws: ``GatewayConfigurationError`` naming the setting or the file.
+    func webhookConfiguration(readingSecrets: Bool = true) throws -> UnregisteredWebhookConfiguration? {
+        guard let webhook else { return nil }
+        guard let url = URL(string: webhook.url) else {
+            throw GatewayConfigurationError("delivery.webhook.url is not a URL")
+        }
+        var secret = readingSecrets ? try Self.readSecret(webhook.secretFile) : [UInt8](repeating: 0x61, count: 16)
+        defer { Sodium.wipe(&secret) }
+        do {
+            return try UnregisteredWebhookConfiguration(url: url, secret: secret)
+        } catch let error as SealedPushError {
+            throw GatewayConfigurationError("delivery.webhook: \(error.message)")
+        }
     }
 
     /// Reads the webhook secret: a regular file, not a symlink, readable by its owner only; a final newline dropped.
