@@ -36,13 +36,7 @@ cd "$work"
 "$G" init --dir gw --app-id bench --topic com.example.bench --team-id BENCHTEAM1 --key-id BENCHKEY01 \
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
-# The 1,000 devices share one key ring: lift the per-device-key receipt limit (1/s by default) for the receipt round.
-python3 - gw/gateway.json <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000}
-json.dump(config, open(sys.argv[1], "w"))
-PY
+rig_lift_receipt_limit gw/gateway.json  # for the receipt round
 fcm_token() { printf 'bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1"; }
 if [ "$platform" = apns ]; then
     "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \

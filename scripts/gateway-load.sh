@@ -76,14 +76,7 @@ if [ "$nodes" = 2 ]; then
     apis+=("http://127.0.0.1:$port2/v1/apps/load")
 fi
 
-"$S" device init --keyring phone >registration.json
-registration=$(cat registration.json)
-export registration api key
-seq 1 "$devices" | xargs -P 8 -I{} bash -c '
-    fields=$(printf "\"apnsToken\":\"%064x\",\"environment\":\"sandbox\"" {})
-    curl -sS --fail-with-body -o /dev/null -X PUT "$api/devices/load-{}" -H "Authorization: Bearer $key" \
-        -H "Content-Type: application/json" -d "{$fields,\"registration\":$registration}"
-'
+rig_register_apns_devices "$api" "$key" load "$devices"
 
 # One device per send, a random one of the 1,000; PACE_MS > 0 makes each connection wait that long between requests.
 cat >send.lua <<LUA

@@ -47,13 +47,7 @@ port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
 api="http://127.0.0.1:$port/v1/apps/soak"
 
 # 1,000 devices (one key ring, distinct tokens), registered 8 at a time.
-"$S" device init --keyring phone >registration.json
-registration=$(cat registration.json)
-seq 1 "$devices" | xargs -P 8 -I{} sh -c '
-    curl -sS --fail-with-body -o /dev/null -X PUT "$1/devices/soak-$2" -H "Authorization: Bearer $3" \
-        -H "Content-Type: application/json" \
-        -d "{\"apnsToken\":\"$(printf %064x "$2")\",\"environment\":\"sandbox\",\"registration\":$4}"
-' _ "$api" {} "$key" "$registration"
+rig_register_apns_devices "$api" "$key" soak "$devices"
 ids=$(seq 1 "$devices" | sed 's/.*/"soak-&"/' | paste -sd,)
 printf '{"devices":[%s],"content":{"title":"Soak","body":"a notification of ordinary length for the soak"},"ttl":3600}' \
     "$ids" >send.json

@@ -27,13 +27,7 @@ cd "$work"
 "$G" init --dir gw --app-id bench --topic com.example.bench --team-id BENCHTEAM1 --key-id BENCHKEY01 \
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
-# The 1,000 devices share one key ring: lift the per-device-key receipt limit (1/s by default).
-python3 - gw/gateway.json <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000}
-json.dump(config, open(sys.argv[1], "w"))
-PY
+rig_lift_receipt_limit gw/gateway.json
 SEALEDPUSH_GATEWAY_DELIVERY=off SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
     "$G" serve --config gw/gateway.json >serve.out 2>&1 &
 gateway_pid=$!
@@ -41,14 +35,7 @@ wait_for serve.out "listening on port"
 port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
 api="http://127.0.0.1:$port/v1/apps/bench"
 
-"$S" device init --keyring phone >registration.json
-registration=$(cat registration.json)
-export registration api key
-seq 1 "$devices" | xargs -P 8 -I{} bash -c '
-    fields=$(printf "\"apnsToken\":\"%064x\",\"environment\":\"sandbox\"" {})
-    curl -sS --fail-with-body -o /dev/null -X PUT "$api/devices/bench-{}" -H "Authorization: Bearer $key" \
-        -H "Content-Type: application/json" -d "{$fields,\"registration\":$registration}"
-'
+rig_register_apns_devices "$api" "$key" bench "$devices"
 ids=$(seq 1 "$devices" | sed 's/.*/"bench-&"/' | paste -sd,)
 printf '{"devices":[%s],"content":{"title":"Bench","body":"a receipt is about this"},"ttl":3600}' "$ids" >send.json
 for _ in $(seq 1 20); do

@@ -50,3 +50,23 @@ rig_binaries() {  # [DIR]: sealed-push (S) and sealed-push-gateway (G) from DIR,
     G=$(cd "$dir" && pwd)/sealed-push-gateway
     [ -x "$S" ] && [ -x "$G" ] || { echo "$rig_name: $S and $G must be built" >&2; exit 2; }
 }
+
+rig_register_apns_devices() {  # API KEY PREFIX COUNT: devices PREFIX-1 … PREFIX-COUNT (sandbox APNs tokens 1 … COUNT),
+    # all with one key ring made in ./phone (its registration in registration.json), registered 8 at a time.
+    "$S" device init --keyring phone >registration.json
+    seq 1 "$4" | xargs -P 8 -I{} sh -c '
+        curl -sS --fail-with-body -o /dev/null -X PUT "$1/devices/$3-$4" -H "Authorization: Bearer $2" \
+            -H "Content-Type: application/json" \
+            -d "{\"apnsToken\":\"$(printf %064x "$4")\",\"environment\":\"sandbox\",\"registration\":$5}"
+    ' _ "$1" "$2" "$3" {} "$(cat registration.json)"
+}
+
+rig_lift_receipt_limit() {  # CONFIG: the devices of a rig share one key ring, so the per-device-key receipt limit
+    # (1/s by default) would be one limit for all of them: lifted.
+    python3 - "$1" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000}
+json.dump(config, open(sys.argv[1], "w"))
+PY
+}
