@@ -111,15 +111,7 @@ if [ "${RECEIPTS:-0}" = 1 ]; then
     # Issue 20 §3: the same load again while the devices post a `decrypted` receipt about every delivery of the
     # first round (sealed by the shared key ring, posted by 4 keep-alive connections as fast as the gateway takes
     # them): one receipt per delivery, at full load.
-    if [ "$store" = sqlite ]; then
-        python3 -c 'import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT message_id FROM job_messages")]' \
-            gw/gateway.sqlite >ids.txt
-    else
-        psql -At "$database" -c "SELECT message_id FROM job_messages" >ids.txt
-    fi
-    server_public=$(sed -n 's/.*devices pin \(SPK1:[^)]*\)).*/\1/p' init.out)
-    "$S" seal-receipts --keyring phone --server-public "$server_public" --topic com.example.bench \
-        --message-ids ids.txt --out receipts.bin 2>seal.err
+    rig_seal_receipts "$store" com.example.bench
     echo "==> gateway again, with $(wc -l <ids.txt) receipts posted meanwhile" >&2
     cat >post_receipts.py <<'PY'
 import http.client, os, sys, threading, time, urllib.parse

@@ -42,15 +42,7 @@ for _ in $(seq 1 20); do
     curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" -H "Authorization: Bearer $key" \
         -H 'Content-Type: application/json' --data-binary @send.json
 done
-if [ "$store" = sqlite ]; then
-    python3 -c 'import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT message_id FROM job_messages")]' \
-        gw/gateway.sqlite >ids.txt
-else
-    psql -At "$database" -c "SELECT message_id FROM job_messages" >ids.txt
-fi
-server_public=$(sed -n 's/.*devices pin \(SPK1:[^)]*\)).*/\1/p' init.out)
-"$S" seal-receipts --keyring phone --server-public "$server_public" --topic com.example.bench \
-    --message-ids ids.txt --out receipts.bin 2>seal.err
+rig_seal_receipts "$store" com.example.bench
 cat >post.lua <<LUA
 local file = io.open("$work/receipts.bin", "rb")
 local data = file:read("*all")

@@ -70,3 +70,17 @@ config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerD
 json.dump(config, open(sys.argv[1], "w"))
 PY
 }
+
+rig_seal_receipts() {  # STORE TOPIC: a `decrypted` receipt about every job in the store (ids.txt: their message ids),
+    # sealed by the key ring in ./phone to the identity `init` printed (init.out), into receipts.bin (354 bytes each).
+    if [ "$1" = sqlite ]; then
+        python3 -c 'import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT message_id FROM job_messages")]' \
+            gw/gateway.sqlite >ids.txt
+    else
+        psql -At "$database" -c "SELECT message_id FROM job_messages" >ids.txt
+    fi
+    local server_public
+    server_public=$(sed -n 's/.*devices pin \(SPK1:[^)]*\)).*/\1/p' init.out)
+    "$S" seal-receipts --keyring phone --server-public "$server_public" --topic "$2" \
+        --message-ids ids.txt --out receipts.bin 2>seal.err
+}
