@@ -24,6 +24,7 @@ struct PostgresStoreTests {
     @Test func idempotency() async throws { try await StoreContract.idempotency(PostgresHarness()) }
     @Test func enqueueBatch() async throws { try await StoreContract.enqueueBatch(PostgresHarness()) }
     @Test func enqueueBatchAcrossApps() async throws { try await StoreContract.enqueueBatchAcrossApps(PostgresHarness()) }
+    @Test func enqueueBatchesWithCrossingKeys() async throws { try await StoreContract.enqueueBatchesWithCrossingKeys(PostgresHarness()) }
     @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(PostgresHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(PostgresHarness()) }
     @Test func claimOrder() async throws { try await StoreContract.claimOrder(PostgresHarness()) }

@@ -17,6 +17,7 @@ struct SQLiteStoreTests {
     @Test func idempotency() async throws { try await StoreContract.idempotency(SQLiteHarness()) }
     @Test func enqueueBatch() async throws { try await StoreContract.enqueueBatch(SQLiteHarness()) }
     @Test func enqueueBatchAcrossApps() async throws { try await StoreContract.enqueueBatchAcrossApps(SQLiteHarness()) }
+    @Test func enqueueBatchesWithCrossingKeys() async throws { try await StoreContract.enqueueBatchesWithCrossingKeys(SQLiteHarness()) }
     @Test func idempotencyRequestDigest() async throws { try await StoreContract.idempotencyRequestDigest(SQLiteHarness()) }
     @Test func enqueueValidation() async throws { try await StoreContract.enqueueValidation(SQLiteHarness()) }
     @Test func claimOrder() async throws { try await StoreContract.claimOrder(SQLiteHarness()) }

@@ -387,6 +387,31 @@ enum StoreContract {
         }
     }
 
+    /// Two batches holding the same 300 idempotency keys in opposite orders, committed at once (two nodes' group
+    /// commits): each key is committed once and the other batch replays it; neither batch fails (they do not
+    /// deadlock on each other's keys).
+    static func enqueueBatchesWithCrossingKeys(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a"], in: "alpha", store)
+            for round in 0..<3 {
+                let names = (0..<300).map { "round\(round)-key\($0)" }
+                let forward = try names.map { try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: $0) }
+                let backward = try names.reversed().map {
+                    try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: $0)
+                }
+                async let one = store.enqueueBatch(forward)
+                async let two = store.enqueueBatch(backward)
+                let (first, second) = try await (one, two)
+                let answers = try (first + second).map { try $0.get() }
+                #expect(answers.filter { !$0.replayed }.count == names.count, "round \(round)")
+                for index in names.indices {  // both answers about one key name the same notification
+                    #expect(try first[index].get().id == second[names.count - 1 - index].get().id)
+                }
+            }
+            #expect(try await store.queueDepth().queued == 3 * 300)
+        }
+    }
+
     /// The request digest kept with an idempotency key is answered by a replay and by `idempotentRequest`; a key
     /// without a digest (stored before digests were kept) answers nil; a notification without a key keeps none.
     static func idempotencyRequestDigest(_ harness: any StoreHarness) async throws {

@@ -590,7 +590,9 @@ public final class PostgresGatewayStore: GatewayStore {
             notification.jobs.firstIndex { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] == nil }
         }
         // 2. The notifications whose devices are all known; a key already taken inserts nothing (ON CONFLICT waits
-        //    for a concurrent transaction holding the key, then finds its row).
+        //    for a concurrent transaction holding the key, then finds its row). Rows go in in key order, the same in
+        //    every transaction, so two nodes' batches holding the same keys wait for each other instead of
+        //    deadlocking; of two with one key in this batch, the first is inserted.
         let candidates = batch.indices.filter { unknownDevice[$0] == nil }
         var inserted = Set<UUID>()
         if !candidates.isEmpty {
@@ -609,7 +611,7 @@ public final class PostgresGatewayStore: GatewayStore {
                             \(candidates.map { batch[$0].idempotencyKey == nil ? "" : (batch[$0].requestDigest ?? "") })::text[])
                     WITH ORDINALITY AS n(id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
                                          request_digest, position)
-                ORDER BY n.position
+                ORDER BY n.app_id, n.idempotency_key, n.position  -- keys taken in one order by every node: no deadlock
                 ON CONFLICT (app_id, idempotency_key) DO NOTHING
                 RETURNING id
                 """, logger: logger)
