@@ -387,14 +387,14 @@ enum StoreContract {
         }
     }
 
-    /// Two batches holding the same 300 idempotency keys in opposite orders, committed at once (two nodes' group
+    /// Two batches holding the same 1,500 idempotency keys in opposite orders, committed at once (two nodes' group
     /// commits): each key is committed once and the other batch replays it; neither batch fails (they do not
     /// deadlock on each other's keys).
     static func enqueueBatchesWithCrossingKeys(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
             let keys = try await StoreFixtures.register(["a"], in: "alpha", store)
-            for round in 0..<2 {
-                let names = (0..<300).map { "round\(round)-key\($0)" }
+            for round in 0..<3 {
+                let names = (0..<1_500).map { "round\(round)-key\($0)" }
                 let forward = try names.map { try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: $0) }
                 let backward = try names.reversed().map {
                     try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: $0)
@@ -408,7 +408,7 @@ enum StoreContract {
                     #expect(try first[index].get().id == second[names.count - 1 - index].get().id)
                 }
             }
-            #expect(try await store.queueDepth().queued == 2 * 300)
+            #expect(try await store.queueDepth().queued == 3 * 1_500)
         }
     }
 
