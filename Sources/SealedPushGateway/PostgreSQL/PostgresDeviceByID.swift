@@ -4,11 +4,7 @@ import PostgresNIO
 /// prepared statement, so each connection has PostgreSQL parse it once and, after its first executions, run it
 /// on a generic plan instead of planning it on every send.
 struct PostgresDeviceByID: PostgresPreparedStatement {
-    static let sql = """
-        SELECT app_id, device_id, platform, push_token, environment, public_key, key_id, key_created_at, key_expires_at,
-               registered_at, unregistered_at, user_id FROM devices
-        WHERE app_id = $1 AND device_id = $2
-        """
+    static let sql = PostgresGatewayStore.deviceColumns + " WHERE app_id = $1 AND device_id = $2"
     typealias Row = StoredDevice
 
     /// The app.

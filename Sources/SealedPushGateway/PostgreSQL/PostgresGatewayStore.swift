@@ -456,80 +456,9 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    /// ``enqueueBatch(_:)`` of one: the same statements, the refusal thrown.
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
-        try notification.validate()
-        let digest = notification.idempotencyKey == nil ? nil : notification.requestDigest
-        let created = Millis.from(notification.createdAt)
-        let expires = Millis.from(notification.expiresAt)
-        let result = try await transaction("enqueueing a notification") { connection, logger in
-            let deviceIDs = notification.jobs.map(\.deviceID)
-            var known: [String: Bool] = [:]  // device id: unregistered
-            let rows = try await connection.query(
-                """
-                SELECT device_id, unregistered_at IS NOT NULL FROM devices
-                WHERE app_id = \(notification.appID) AND device_id = ANY(\(deviceIDs))
-                """, logger: logger)
-            for try await (deviceID, unregistered) in rows.decode((String, Bool).self) {
-                known[deviceID] = unregistered
-            }
-            // The idempotency key is claimed by inserting the notification: a concurrent request with the same key
-            // waits for this transaction and then finds the row (ON CONFLICT DO NOTHING).
-            let inserted = try await Self.count(
-                connection.query(
-                    """
-                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                               request_digest)
-                    VALUES (\(notification.id), \(notification.appID), \(notification.idempotencyKey),
-                            \(notification.priority), \(notification.collapseID), \(created), \(expires), \(digest))
-                    ON CONFLICT (app_id, idempotency_key) DO NOTHING
-                    RETURNING 1
-                    """, logger: logger))
-            if inserted == 0, let key = notification.idempotencyKey {
-                let existing = try await connection.query(
-                    """
-                    SELECT n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id), n.request_digest
-                    FROM notifications n WHERE n.app_id = \(notification.appID) AND n.idempotency_key = \(key)
-                    """, logger: logger)
-                for try await (id, jobs, stored) in existing.decode((UUID, Int, String?).self) {
-                    return EnqueueResult(id: id, replayed: true, jobCount: jobs, requestDigest: stored)
-                }
-                throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
-            }
-            for (index, job) in notification.jobs.enumerated() where known[job.deviceID] == nil {
-                throw GatewayStoreError(
-                    .unknownDevice, "device '\(job.deviceID)' is not registered in this app", field: "devices[\(index)]")
-            }
-            // Every job in one statement (one round trip, whatever the number of devices): parallel arrays unnested.
-            let devices = notification.jobs.map(\.deviceID)
-            let bodies = notification.jobs.map { ByteBuffer(bytes: $0.body.bytes) }
-            let states = notification.jobs.map {
-                known[$0.deviceID] == true ? JobState.unregistered.rawValue : JobState.queued.rawValue
-            }
-            let reasons = notification.jobs.map { known[$0.deviceID] == true ? "DeviceUnregistered" : "" }
-            let messageIDs = notification.jobs.map { $0.messageID ?? "" }
-            let keyIDs = notification.jobs.map { $0.keyID ?? "" }
-            // One statement: the jobs, then each one's message and key id (a receipt finds its job by them).
-            try await connection.query(
-                """
-                WITH inserted AS (
-                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                      failure_reason, updated_at)
-                    SELECT \(notification.id), \(notification.appID), job.device_id, job.sealed_body, job.state,
-                           \(created), NULLIF(job.reason, ''), \(created)
-                    FROM unnest(\(devices)::text[], \(bodies)::bytea[], \(states)::text[], \(reasons)::text[])
-                        AS job(device_id, sealed_body, state, reason)
-                    RETURNING id, device_id)
-                INSERT INTO job_messages (job_id, app_id, message_id, key_id)
-                SELECT inserted.id, \(notification.appID), m.message_id, m.key_id
-                FROM inserted
-                JOIN unnest(\(devices)::text[], \(messageIDs)::text[], \(keyIDs)::text[]) AS m(device_id, message_id, key_id)
-                    ON m.device_id = inserted.device_id
-                WHERE m.message_id <> '' AND m.key_id <> ''
-                """, logger: logger)
-            return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
-        }
-        if !result.replayed, statistics.added(result.jobCount) { analyzeInBackground() }
-        return result
+        try await enqueueBatch([notification])[0].get()
     }
 
     /// One transaction for the whole batch (the send endpoint's group commit), in a fixed number of statements
@@ -1159,7 +1088,6 @@ public final class PostgresGatewayStore: GatewayStore {
     /// its fields (the others are counted).
     public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] {
         guard !receipts.isEmpty else { return [] }
-        if receipts.count == 1 { return [try await recordReceipt(receipts[0])] }
         return try await transaction("recording \(receipts.count) receipts") { connection, logger in
             try await Self.recordBatch(receipts, connection, logger)
         }
@@ -1257,41 +1185,9 @@ public final class PostgresGatewayStore: GatewayStore {
         return answers
     }
 
+    /// ``recordReceipts(_:)`` of one: the same statements.
     public func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording {
-        try await transaction("recording a receipt") { connection, logger in
-            let jobs = try await connection.query(
-                """
-                SELECT j.id, j.notification_id, j.device_id, j.receipt_outcome IS NULL
-                FROM job_messages m JOIN jobs j ON j.id = m.job_id
-                WHERE m.app_id = \(receipt.appID) AND m.message_id = \(receipt.messageID) AND m.key_id = \(receipt.keyID)
-                FOR UPDATE OF j
-                """, logger: logger)
-            var found: (Int64, UUID, String, Bool)?
-            for try await row in jobs.decode((Int64, UUID, String, Bool).self) { found = row }
-            guard let (jobID, notificationID, deviceID, first) = found else { return .unknownMessage }
-            let inserted = try await Self.count(
-                connection.query(
-                    """
-                    INSERT INTO receipts (app_id, receipt_id, expires_at)
-                    VALUES (\(receipt.appID), \(receipt.receiptID), \(Millis.from(receipt.receiptExpiresAt)))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: logger))
-            guard inserted == 1 else { return .replayed }
-            if first {
-                try await connection.query(
-                    """
-                    UPDATE jobs SET receipt_outcome = \(receipt.outcome), receipt_reason = \(receipt.reason),
-                        receipt_delivered = \(receipt.attachmentsDelivered), receipt_failed = \(receipt.attachmentsFailed),
-                        receipt_device_time = \(Millis.from(receipt.deviceTime)),
-                        receipt_at = \(Millis.from(receipt.receivedAt)), receipt_count = 1
-                    WHERE id = \(jobID)
-                    """, logger: logger)
-            } else {
-                try await connection.query(
-                    "UPDATE jobs SET receipt_count = receipt_count + 1 WHERE id = \(jobID)", logger: logger)
-            }
-            return .recorded(notificationID: notificationID, deviceID: deviceID, first: first)
-        }
+        try await recordReceipts([receipt])[0]
     }
 
     public func queueDepth() async throws -> QueueDepth {
@@ -1415,7 +1311,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     // MARK: Helpers
 
-    private static let deviceColumns = """
+    static let deviceColumns = """
         SELECT app_id, device_id, platform, push_token, environment, public_key, key_id, key_created_at, key_expires_at,
                registered_at, unregistered_at, user_id FROM devices
         """

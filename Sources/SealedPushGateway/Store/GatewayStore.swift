@@ -124,10 +124,10 @@ public protocol GatewayStore: Sendable {
 
     /// Commits notifications as ``enqueue(_:)`` does each, answering each in order: its result, or the
     /// ``GatewayStoreError`` that refused it alone (`unknownDevice`, `invalidArgument`), which leaves the others
-    /// committed; of two with one idempotency key, one is committed and the other replays it. SQLite commits the
-    /// batch in one durable transaction (one fsync for all: group commit); the default enqueues each concurrently in
-    /// its own.
-    /// - Throws: What fails the whole batch (the database), in which case none was committed on SQLite.
+    /// committed; of two with one idempotency key, one is committed and the other replays it. SQLite and PostgreSQL
+    /// commit the batch in one durable transaction (group commit); the default enqueues each concurrently in its
+    /// own.
+    /// - Throws: What fails the whole batch (the database), in which case none was committed on SQLite or PostgreSQL.
     func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>]
 
     /// Claims up to `limit` due jobs for `owner` until `now + leaseDuration`: queued jobs whose retry time has
@@ -192,9 +192,9 @@ public protocol GatewayStore: Sendable {
     /// (else ``ReceiptRecording/unknownMessage``, and nothing is written), and keeps the first receipt on it.
     func recordReceipt(_ receipt: ReceivedReceipt) async throws -> ReceiptRecording
 
-    /// Records receipts as ``recordReceipt(_:)`` does each, in as few transactions as the store can (SQLite: one;
-    /// the default records each in its own), answering each in order. Two of the same receipt id in one batch: the
-    /// second is ``ReceiptRecording/replayed``.
+    /// Records receipts as ``recordReceipt(_:)`` does each, in as few transactions as the store can (SQLite and
+    /// PostgreSQL: one; the default records each in its own), answering each in order. Two of the same receipt id in
+    /// one batch: the second is ``ReceiptRecording/replayed``.
     func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording]
 
     /// Outstanding jobs of every app.

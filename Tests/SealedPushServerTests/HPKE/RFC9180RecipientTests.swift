@@ -13,6 +13,12 @@ import Testing
         let shared = try HPKERecipient.authDecap(
             enc: vector.enc, recipientPrivateKey: SecretBytes(copying: vector.skRm), senderPublicKey: pkSm)
         #expect(shared.bytes == vector.sharedSecret)
+        // With the static-static value given (what a receipt opener keeps per device key): the same published secret.
+        let kept = try HPKERecipient.authDecap(
+            enc: vector.enc, recipientPrivateKey: SecretBytes(copying: vector.skRm), senderPublicKey: pkSm,
+            recipientPublicKey: vector.pkRm,
+            staticSharedValue: X25519.sharedSecret(privateKey: SecretBytes(copying: vector.skRm), publicKey: pkSm))
+        #expect(kept.bytes == vector.sharedSecret)
         let key = SecretBytes(copying: vector.key)
         var mismatches: [Int] = []
         for (sequence, encryption) in vector.encryptions.enumerated() {
