@@ -20,8 +20,19 @@ struct ReceiptIntake: Sendable {
     let clock: @Sendable () -> Date
     /// Forwards each job's first receipt to the backend, signed (the gateway's webhook), if configured.
     let webhook: UnregisteredWebhook?
-    /// Apps and device keys of recent receipts.
-    let senders = ReceiptSenders()
+    /// What opening a device's receipts needs — its app and its public key — by app and key id, read from the store
+    /// at most once every 30 s per key, so a device posting receipts one after another costs one store call each (the
+    /// record), not three. A device removed or re-keyed meanwhile may still have its receipts opened; they are
+    /// recorded only against jobs sealed to that very key, so nothing is recorded that the device did not receive.
+    let senders = RecentlyRead<Sender>(lifetime: .seconds(30), capacity: 50_000)
+
+    /// The app and the registered device a receipt names by key id, with the device's public key parsed once.
+    struct Sender: Sendable {
+        var app: GatewayApp
+        var device: StoredDevice
+        /// The device's X25519 public key (nil if the stored text does not parse: no receipt of it opens).
+        var publicKey: [UInt8]?
+    }
     /// Receipts recorded in groups: those that arrive while a batch is written go in the next one transaction.
     let records: GroupCommit<ReceivedReceipt, ReceiptRecording>
 
@@ -51,14 +62,15 @@ struct ReceiptIntake: Sendable {
 
     /// The app and the registered device of this key id: from ``senders`` while fresh (unless `fresh`), else from
     /// the store.
-    private func sender(appID: String, keyID: String, fresh: Bool = false) async throws -> ReceiptSenders.Sender? {
-        if !fresh, let sender = senders.sender(appID: appID, keyID: keyID) { return sender }
-        guard let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
-            let app = try await calls.run("app", { try await $0.app(id: appID) })
-        else { return nil }
-        let sender = ReceiptSenders.Sender(app: app, device: device)
-        senders.keep(sender, appID: appID, keyID: keyID)
-        return sender
+    private func sender(appID: String, keyID: String, fresh: Bool = false) async throws -> Sender? {
+        try await senders.record(id: appID + "/" + keyID, refresh: fresh) {
+            guard let device = try await calls.run("device by key", { try await $0.device(appID: appID, keyID: keyID) }),
+                let app = try await calls.run("app", { try await $0.app(id: appID) })
+            else { return nil }
+            return Sender(
+                app: app, device: device,
+                publicKey: try? DevicePublicKey(text: device.registration.publicKey).rawRepresentation)
+        }
     }
 
     /// Opens and records one receipt.
@@ -107,8 +119,7 @@ struct ReceiptIntake: Sendable {
             metrics.recordReceiptRefused(cause: "unknownServerKey")
             throw Self.refused
         }
-        let device = sender.device
-        let publicKey = try? DevicePublicKey(text: device.registration.publicKey).rawRepresentation
+        let publicKey = sender.publicKey
         let now = clock()
         let opened: OpenedReceipt
         do {

@@ -2,7 +2,8 @@ import Foundation
 
 /// Store records read in the last ``lifetime``, by id, so a backend's stream of requests costs one store read a
 /// second per record instead of one each (a read hop on SQLite, a round trip on PostgreSQL, for every send). The API
-/// keys of ``BearerAuthenticator`` and the apps of ``NotificationFanOut`` are kept this way.
+/// keys of ``BearerAuthenticator`` and the apps of ``NotificationFanOut`` are kept this way (a second), and the
+/// receipt senders of ``ReceiptIntake`` (30 s).
 ///
 /// Only what the store returned is kept, and only records that exist (ids that find nothing are read every time, so
 /// a stream of made-up ids cannot fill the memory). The price: a record changed or removed in the store, by this
@@ -48,8 +49,13 @@ final class RecentlyRead<Record: Sendable>: @unchecked Sendable {
     }
 
     /// The record with this id: kept, or read by `read` (and kept when it exists).
-    func record(id: String, read: () async throws -> Record?) async throws -> Record? {
-        if let kept = record(id: id) { return kept }
+    /// - Parameters:
+    ///   - id: The record's id.
+    ///   - refresh: Read it even if one is kept (a kept record that turned out stale); a read that finds nothing
+    ///     leaves the kept one.
+    ///   - read: Reads it from the store.
+    func record(id: String, refresh: Bool = false, read: () async throws -> Record?) async throws -> Record? {
+        if !refresh, let kept = record(id: id) { return kept }
         let readAt = ContinuousClock.now
         guard let fresh = try await read() else { return nil }
         keep(fresh, id: id, readAt: readAt)
