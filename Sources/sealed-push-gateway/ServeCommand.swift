@@ -82,11 +82,11 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("receipts are forwarded to the webhook", metadata: ["webhook": "\(hook.url.absoluteString)"])
             webhook = own
         }
-        let deliveries = extra.compactMap { $0 as? DeliveryService }
+        let deliveryService = extra.lazy.compactMap { $0 as? DeliveryService }.first  // at most one
         let http = GatewayHTTPServer(
             configuration: try configuration.httpConfiguration(), store: store, metrics: metrics,
             overflow: try configuration.overflowConfiguration(), logger: logger, tls: tls, webhook: webhook,
-            onQueued: { for delivery in deliveries { delivery.jobsQueued() } },
+            delivery: deliveryService,
             onListening: { port in
                 logger.info("listening", metadata: ["port": "\(port)"])
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.

@@ -149,4 +149,71 @@ enum NodeAndTokenContract {
             #expect(try await put("alpha", "old-id", .sandbox, at: 40).tokenTakenFrom.isEmpty)
         }
     }
+
+    /// Jobs enqueued under a lease (a node handing a send's jobs to its own delivery, `DeliveryService.reserve`)
+    /// go in claimed by the lease's owner and come back as a claim would hand them: the expectation is a claim of
+    /// the same notification enqueued without a lease. Jobs of unregistered devices stay `unregistered`; nobody
+    /// else claims them before the lease ends; the owner finishes them; a later claim takes them over after the
+    /// lease; a replay claims nothing; a lease must end after the notification's creation.
+    static func enqueueUnderLease(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let keys = try await StoreFixtures.register(["a", "b", "c"], in: "alpha", store)
+            #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "c", reason: "Unregistered", at: now))
+            let lease = JobLease(owner: "gw/boot-1", expiresAt: now.addingTimeInterval(90))
+            var leased = try fixtures.notification(appID: "alpha", to: keys, idempotencyKey: "k-1")
+            leased.lease = lease
+            // The expectation: the same notification (another id) enqueued queued, then claimed by the same owner.
+            var plain = leased
+            plain.id = UUID()
+            plain.idempotencyKey = "k-2"
+            plain.collapseID = leased.collapseID
+            plain.lease = nil
+            plain.jobs = plain.jobs.map { job in
+                var job = job
+                job.messageID = nil  // a message id is taken once per app
+                return job
+            }
+            let results = try await store.enqueueBatch([leased, plain])
+            let claimedAtEnqueue = try results[0].get().claimed
+            #expect(try results[1].get().claimed.isEmpty, "no lease, nothing claimed")
+            let claimedLater = try await store.claim(
+                owner: lease.owner, limit: 10, leaseDuration: .seconds(90), now: now)
+            #expect(claimedLater.map(\.notificationID) == [plain.id, plain.id])
+            #expect(claimedAtEnqueue.map(\.deviceID) == ["a", "b"], "c is unregistered")
+            for (early, late) in zip(claimedAtEnqueue, claimedLater) {
+                #expect(early.notificationID == leased.id)
+                #expect(early.deviceID == late.deviceID && early.appID == late.appID && early.address == late.address)
+                #expect(early.priority == late.priority && early.collapseID == late.collapseID)
+                #expect(early.expiresAt == late.expiresAt && early.attempts == late.attempts)
+                #expect(early.leaseExpiresAt == late.leaseExpiresAt)
+                #expect(early.body == leased.jobs.first { $0.deviceID == early.deviceID }?.body)
+            }
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: leased.id))
+            let states = Dictionary(uniqueKeysWithValues: status.deliveries.map { ($0.deviceID, $0.state) })
+            #expect(states == ["a": .claimed, "b": .claimed, "c": .unregistered])
+            #expect(
+                Set(try await store.leasedJobs(nodeID: "gw").filter { $0.notificationID == leased.id }.map(\.owner))
+                    == [lease.owner])
+            // Nobody else takes them while the lease runs.
+            #expect(try await store.claim(owner: "gw-2/boot-1", limit: 10, leaseDuration: .seconds(90), now: now).isEmpty)
+            // The owner ends one; the other is taken over once the lease has ended, as a second attempt.
+            let first = claimedAtEnqueue[0], second = claimedAtEnqueue[1]
+            #expect(try await store.finish(jobID: first.id, owner: "gw-2/boot-1", outcome: .sent(apnsID: "x"), now: now) == false)
+            #expect(try await store.finish(jobID: first.id, owner: lease.owner, outcome: .sent(apnsID: "apns-1"), now: now))
+            let after = lease.expiresAt.addingTimeInterval(1)
+            let takenOver = try await store.claim(owner: "gw-2/boot-1", limit: 10, leaseDuration: .seconds(90), now: after)
+            #expect(takenOver.map(\.id).contains(second.id))
+            #expect(takenOver.first { $0.id == second.id }?.attempts == 2)
+            #expect(!takenOver.map(\.id).contains(first.id))
+            // A replay of the key claims nothing (the first request's jobs are where they are).
+            var replay = leased
+            replay.id = UUID()
+            let replayed = try await store.enqueue(replay)
+            #expect(replayed.replayed && replayed.id == leased.id && replayed.claimed.isEmpty)
+            // A lease that ends before the notification was created is refused.
+            var stale = try fixtures.notification(appID: "alpha", to: ["a": keys["a"]!])
+            stale.lease = JobLease(owner: "gw/boot-1", expiresAt: now)
+            await #expect(throws: GatewayStoreError.self) { try await store.enqueue(stale) }
+        }
+    }
 }

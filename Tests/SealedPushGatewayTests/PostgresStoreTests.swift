@@ -39,6 +39,7 @@ struct PostgresStoreTests {
     @Test func restartTakesBackItsLeases() async throws { try await NodeAndTokenContract.restartTakesBackItsLeases(PostgresHarness()) }
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(PostgresHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(PostgresHarness()) }
+    @Test func enqueueUnderLease() async throws { try await NodeAndTokenContract.enqueueUnderLease(PostgresHarness()) }
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(PostgresHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(PostgresHarness()) }
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(PostgresHarness()) }

@@ -2,8 +2,10 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// Wakes the claim loop: when a send finishes (a slot is free), and when the service is told to stop. Also counts
-/// the sends in flight.
+/// Wakes the claim loop: when a send finishes (a slot is free), when jobs were queued, and when the service is told
+/// to stop. Also counts the sends in flight (with the slots reserved for jobs handed over at enqueue), and knows
+/// whether the queue is drained (the last claim found fewer due jobs than it asked for, and nothing was queued
+/// since): only then are jobs handed over, so a queue that holds jobs is never passed by newer ones.
 ///
 /// One waiter at a time (the claim loop). A signal that arrives while nobody waits is kept for the next wait.
 ///
@@ -18,12 +20,20 @@ final class DeliverySignal: @unchecked Sendable {
     private var waitNumber = 0
     private var stopped = false
     private var sendsInFlight = 0
+    /// Slots reserved for jobs about to be handed over (``reserve(_:limit:)``).
+    private var reservedSlots = 0
+    /// Counts ``jobsQueued()`` calls: a claim that drained the queue counts only if none came while it ran.
+    private var queuedGeneration = 0
+    private var drainedAt: Int?
 
     /// True once ``stop()`` was called.
     var isStopped: Bool { lock.withLock { stopped } }
 
-    /// The sends running now.
-    var inFlight: Int { lock.withLock { sendsInFlight } }
+    /// The slots taken: sends running now and slots reserved for jobs about to be handed over.
+    var inFlight: Int { lock.withLock { sendsInFlight + reservedSlots } }
+
+    /// The sends running now (what a stop waits for: reserved slots whose jobs come after the stop are not sent).
+    var sendsRunning: Int { lock.withLock { sendsInFlight } }
 
     /// Stop claiming: wakes the loop.
     func stop() {
@@ -34,10 +44,65 @@ final class DeliverySignal: @unchecked Sendable {
     /// A send started.
     func sendStarted() { lock.withLock { sendsInFlight += 1 } }
 
-    /// A send ended: wakes the loop.
-    func sendEnded() {
-        lock.withLock { sendsInFlight -= 1 }
+    /// Jobs went into the queue (not handed over): the queue is not drained any more. Wakes the loop.
+    func jobsQueued() {
+        lock.withLock {
+            queuedGeneration += 1
+            drainedAt = nil
+        }
         wake()
+    }
+
+    /// What ``markDrained(since:)`` needs: read before a claim.
+    var generation: Int { lock.withLock { queuedGeneration } }
+
+    /// A claim that started at `generation` found fewer due jobs than it asked for: the queue holds nothing due,
+    /// unless jobs were queued while it ran.
+    func markDrained(since generation: Int) {
+        lock.withLock { if queuedGeneration == generation { drainedAt = generation } }
+    }
+
+    /// True while no job was queued since a claim found the queue drained.
+    var isDrained: Bool { lock.withLock { drainedAt != nil } }
+
+    /// Reserves `count` slots if the queue is drained, the loop is not stopped, and they leave the slots taken at
+    /// most `limit`.
+    /// - Returns: Whether they were reserved.
+    func reserve(_ count: Int, limit: Int) -> Bool {
+        lock.withLock {
+            guard !stopped, drainedAt != nil, sendsInFlight + reservedSlots + count <= limit else { return false }
+            reservedSlots += count
+            return true
+        }
+    }
+
+    /// `count` reserved slots become sends (their jobs were handed over).
+    func handedOver(_ count: Int) {
+        lock.withLock {
+            reservedSlots -= count
+            sendsInFlight += count
+        }
+    }
+
+    /// `count` reserved slots (`reserved: true`) or sends will not happen: as ``sendEnded()`` each.
+    func release(_ count: Int, reserved: Bool) {
+        guard count > 0 else { return }
+        let quiet = lock.withLock {
+            if reserved { reservedSlots -= count } else { sendsInFlight -= count }
+            return drainedAt != nil && !stopped
+        }
+        if !quiet { wake() }
+    }
+
+    /// A send ended: wakes the loop to claim into the free slot — unless the queue is drained (nothing to claim
+    /// before the next poll or ``jobsQueued()``; under a stream of handed-over sends, thousands of wake-ups a second
+    /// for nothing) and the loop is not stopping.
+    func sendEnded() {
+        let quiet = lock.withLock {
+            sendsInFlight -= 1
+            return drainedAt != nil && !stopped
+        }
+        if !quiet { wake() }
     }
 
     /// Wakes the waiter, or the next wait if nobody waits.

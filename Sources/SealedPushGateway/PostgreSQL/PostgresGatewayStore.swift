@@ -505,14 +505,20 @@ public final class PostgresGatewayStore: GatewayStore {
         let jobApps = batch.flatMap { notification in notification.jobs.map { _ in notification.appID } }
         let jobDevices = batch.flatMap { $0.jobs.map(\.deviceID) }
         var known: [DeviceKey: Bool] = [:]
+        var addresses: [DeviceKey: PushAddress] = [:]  // recorded on jobs enqueued under a lease, as a claim does
         let deviceRows = try await connection.query(
             """
-            SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL FROM devices d
+            SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL, d.platform, d.push_token, d.environment
+            FROM devices d
             JOIN (SELECT DISTINCT * FROM unnest(\(jobApps)::text[], \(jobDevices)::text[])) AS r(app_id, device_id)
                 ON d.app_id = r.app_id AND d.device_id = r.device_id
             """, logger: logger)
-        for try await (appID, deviceID, unregistered) in deviceRows.decode((String, String, Bool).self) {
-            known[DeviceKey(appID: appID, deviceID: deviceID)] = unregistered
+        for try await (appID, deviceID, unregistered, platform, token, environment) in deviceRows.decode(
+            (String, String, Bool, String, String, String).self)
+        {
+            let key = DeviceKey(appID: appID, deviceID: deviceID)
+            known[key] = unregistered
+            addresses[key] = PushAddress(token: token, platform: platform, environment: environment)
         }
         // The first device of each notification that is not registered, if any.
         let unknownDevice: [Int?] = batch.map { notification in
@@ -548,43 +554,67 @@ public final class PostgresGatewayStore: GatewayStore {
         }
         // 3. The jobs of the inserted notifications and their message ids, in one statement.
         let fresh = batch.filter { inserted.contains($0.id) }
+        struct ClaimKey: Hashable {
+            var notificationID: UUID
+            var deviceID: String
+        }
+        var claimedIDs: [ClaimKey: Int64] = [:]  // the ids of jobs enqueued under a lease
         if !fresh.isEmpty {
             var notificationIDs: [UUID] = [], apps: [String] = [], devices: [String] = [], bodies: [ByteBuffer] = []
             var states: [String] = [], reasons: [String] = [], times: [Int64] = []
             var messageIDs: [String] = [], keyIDs: [String] = []
+            // Jobs under a lease go in claimed, as a claim of a queued job leaves them (the first attempt, the
+            // token recorded); '' and 0 mean none.
+            var owners: [String] = [], leaseEnds: [Int64] = [], tokens: [String] = []
             for notification in fresh {
                 for job in notification.jobs {
-                    let unregistered = known[DeviceKey(appID: notification.appID, deviceID: job.deviceID)] == true
+                    let key = DeviceKey(appID: notification.appID, deviceID: job.deviceID)
+                    let unregistered = known[key] == true
+                    let lease = unregistered ? nil : notification.lease
                     notificationIDs.append(notification.id)
                     apps.append(notification.appID)
                     devices.append(job.deviceID)
                     bodies.append(ByteBuffer(bytes: job.body.bytes))
-                    states.append(unregistered ? JobState.unregistered.rawValue : JobState.queued.rawValue)
+                    states.append(
+                        unregistered
+                            ? JobState.unregistered.rawValue
+                            : (lease == nil ? JobState.queued.rawValue : JobState.claimed.rawValue))
                     reasons.append(unregistered ? "DeviceUnregistered" : "")
                     times.append(Millis.from(notification.createdAt))
                     messageIDs.append(job.messageID ?? "")
                     keyIDs.append(job.keyID ?? "")
+                    owners.append(lease?.owner ?? "")
+                    leaseEnds.append(lease.map { Millis.from($0.expiresAt) } ?? 0)
+                    tokens.append(lease == nil ? "" : addresses[key]?.token ?? "")
                 }
             }
-            try await connection.query(
+            let rows = try await connection.query(
                 """
                 WITH inserted AS (
                     INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                      failure_reason, updated_at)
+                                      failure_reason, updated_at, lease_owner, lease_expires_at, attempts, push_token)
                     SELECT job.notification_id, job.app_id, job.device_id, job.sealed_body, job.state, job.created,
-                           NULLIF(job.reason, ''), job.created
+                           NULLIF(job.reason, ''), job.created, NULLIF(job.owner, ''), NULLIF(job.lease_end, 0),
+                           CASE WHEN job.owner = '' THEN 0 ELSE 1 END, NULLIF(job.token, '')
                     FROM unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(bodies)::bytea[],
-                                \(states)::text[], \(reasons)::text[], \(times)::bigint[])
-                        AS job(notification_id, app_id, device_id, sealed_body, state, reason, created)
-                    RETURNING id, notification_id, device_id)
-                INSERT INTO job_messages (job_id, app_id, message_id, key_id)
-                SELECT inserted.id, m.app_id, m.message_id, m.key_id
-                FROM inserted
-                JOIN unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(messageIDs)::text[],
-                            \(keyIDs)::text[]) AS m(notification_id, app_id, device_id, message_id, key_id)
-                    ON m.notification_id = inserted.notification_id AND m.device_id = inserted.device_id
-                WHERE m.message_id <> '' AND m.key_id <> ''
+                                \(states)::text[], \(reasons)::text[], \(times)::bigint[], \(owners)::text[],
+                                \(leaseEnds)::bigint[], \(tokens)::text[])
+                        AS job(notification_id, app_id, device_id, sealed_body, state, reason, created, owner,
+                               lease_end, token)
+                    RETURNING id, notification_id, device_id, state),
+                messages AS (
+                    INSERT INTO job_messages (job_id, app_id, message_id, key_id)
+                    SELECT inserted.id, m.app_id, m.message_id, m.key_id
+                    FROM inserted
+                    JOIN unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(messageIDs)::text[],
+                                \(keyIDs)::text[]) AS m(notification_id, app_id, device_id, message_id, key_id)
+                        ON m.notification_id = inserted.notification_id AND m.device_id = inserted.device_id
+                    WHERE m.message_id <> '' AND m.key_id <> '')
+                SELECT id, notification_id, device_id FROM inserted WHERE state = 'claimed'
                 """, logger: logger)
+            for try await (jobID, notificationID, deviceID) in rows.decode((Int64, UUID, String).self) {
+                claimedIDs[ClaimKey(notificationID: notificationID, deviceID: deviceID)] = jobID
+            }
         }
         // 4. The notifications a key made replays (whatever their devices now), as they are stored.
         struct Stored: Sendable {
@@ -611,7 +641,24 @@ public final class PostgresGatewayStore: GatewayStore {
         return try batch.indices.map { index in
             let notification = batch[index]
             if inserted.contains(notification.id) {
-                return .success(EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count))
+                var claimed: [ClaimedJob] = []
+                if let lease = notification.lease {
+                    for job in notification.jobs {
+                        let key = DeviceKey(appID: notification.appID, deviceID: job.deviceID)
+                        guard let id = claimedIDs[ClaimKey(notificationID: notification.id, deviceID: job.deviceID)],
+                            let address = addresses[key]
+                        else { continue }
+                        claimed.append(
+                            ClaimedJob(
+                                id: id, notificationID: notification.id, appID: notification.appID,
+                                deviceID: job.deviceID, address: address, body: job.body,
+                                priority: notification.priority, collapseID: notification.collapseID,
+                                expiresAt: notification.expiresAt, attempts: 1, leaseExpiresAt: lease.expiresAt))
+                    }
+                }
+                return .success(
+                    EnqueueResult(
+                        id: notification.id, replayed: false, jobCount: notification.jobs.count, claimed: claimed))
             }
             if let key = notification.idempotencyKey, let row = stored[DeviceKey(appID: notification.appID, deviceID: key)] {
                 return .success(EnqueueResult(id: row.id, replayed: true, jobCount: row.jobs, requestDigest: row.digest))

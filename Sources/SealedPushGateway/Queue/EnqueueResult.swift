@@ -14,6 +14,9 @@ public struct EnqueueResult: Sendable, Hashable {
     public var jobCount: Int
     /// When ``replayed``: the digest the first request kept with the key (nil if it kept none).
     public var requestDigest: String?
+    /// The jobs enqueued `claimed` under the notification's ``NewNotification/lease``, in its jobs' order (those of
+    /// unregistered devices left out); empty without a lease and when ``replayed``.
+    public var claimed: [ClaimedJob]
 
     /// Creates a result.
     /// - Parameters:
@@ -21,7 +24,9 @@ public struct EnqueueResult: Sendable, Hashable {
     ///   - replayed: Whether this repeated an earlier request.
     ///   - jobCount: The number of jobs.
     ///   - requestDigest: When replayed, the first request's digest.
-    public init(id: UUID, replayed: Bool, jobCount: Int, requestDigest: String? = nil) {
+    ///   - claimed: The jobs enqueued under the notification's lease.
+    public init(id: UUID, replayed: Bool, jobCount: Int, requestDigest: String? = nil, claimed: [ClaimedJob] = []) {
+        self.claimed = claimed
         self.id = id
         self.replayed = replayed
         self.jobCount = jobCount

@@ -52,6 +52,10 @@ public struct NewNotification: Sendable, Hashable {
     public var expiresAt: Date
     /// One job per recipient device (no repeats).
     public var jobs: [Job]
+    /// When set, the jobs go in `claimed` under this lease instead of `queued`, and come back in
+    /// ``EnqueueResult/claimed`` to be sent at once by the lease owner (jobs of unregistered devices still start
+    /// `unregistered`). nil: queued, for any claim.
+    public var lease: JobLease?
 
     /// Creates a notification to enqueue.
     /// - Parameters:
@@ -64,10 +68,12 @@ public struct NewNotification: Sendable, Hashable {
     ///   - expiresAt: When it expires.
     ///   - jobs: One sealed body per device.
     ///   - requestDigest: The request's digest, kept with the idempotency key.
+    ///   - lease: Enqueue the jobs claimed under this lease (``lease``); nil: queued.
     public init(
         id: UUID = UUID(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
-        createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil
+        createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil, lease: JobLease? = nil
     ) {
+        self.lease = lease
         self.id = id
         self.appID = appID
         self.idempotencyKey = idempotencyKey
@@ -93,6 +99,11 @@ public struct NewNotification: Sendable, Hashable {
         }
         guard expiresAt > createdAt else {
             throw GatewayStoreError(.invalidArgument, "expiresAt must be after createdAt", field: "ttl")
+        }
+        if let lease, lease.owner.isEmpty || lease.expiresAt <= createdAt {
+            throw GatewayStoreError(
+                .invalidArgument, "a lease needs an owner and must end after the notification's createdAt",
+                field: "lease")
         }
     }
 }

@@ -399,17 +399,20 @@ public final class SQLiteGatewayStore: GatewayStore {
                 requestDigest: row["request_digest"])
         }
         var unregistered = Set<String>()
+        var addresses: [PushAddress] = []  // by job, under a lease: recorded on the job as a claim records it
         for (index, job) in notification.jobs.enumerated() {
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT unregistered_at FROM devices WHERE app_id = ? AND device_id = ?"),
+                    db.cachedStatement(
+                        sql: "SELECT unregistered_at, platform, push_token, environment FROM devices WHERE app_id = ? AND device_id = ?"),
                     arguments: [notification.appID, job.deviceID])
             else {
                 throw GatewayStoreError(
                     .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
                     field: "devices[\(index)]")
             }
-            if (row["unregistered_at"] as Int64?) != nil { unregistered.insert(job.deviceID) }
+            if (row[0] as Int64?) != nil { unregistered.insert(job.deviceID) }
+            if notification.lease != nil { addresses.append(PushAddress(token: row[2], platform: row[1], environment: row[3])) }
         }
         let id = notification.id.uuidString.lowercased()
         let created = Millis.from(notification.createdAt)
@@ -425,28 +428,51 @@ public final class SQLiteGatewayStore: GatewayStore {
                 notification.collapseID, created, Millis.from(notification.expiresAt),
                 notification.idempotencyKey == nil ? nil : notification.requestDigest,
             ])
-        for job in notification.jobs {
+        var claimed: [ClaimedJob] = []
+        for (index, job) in notification.jobs.enumerated() {
             let gone = unregistered.contains(job.deviceID)
-            // One prepared statement for every job (a fan-out to 1,000 devices parsed it 1,000 times).
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                      failure_reason, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
-                arguments: [
-                    id, notification.appID, job.deviceID, Data(job.body.bytes),
-                    gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
-                    gone ? "DeviceUnregistered" : nil, created,
-                ])
+            if let lease = notification.lease, !gone {
+                // Claimed at once, as a claim of a queued job leaves it: the first attempt, the token recorded.
+                let address = addresses[index]
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                          lease_owner, lease_expires_at, attempts, push_token, updated_at)
+                        VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, 1, ?, ?)
+                        """
+                ).execute(
+                    arguments: [
+                        id, notification.appID, job.deviceID, Data(job.body.bytes), created, lease.owner,
+                        Millis.from(lease.expiresAt), address.token, created,
+                    ])
+                claimed.append(
+                    ClaimedJob(
+                        id: db.lastInsertedRowID, notificationID: notification.id, appID: notification.appID,
+                        deviceID: job.deviceID, address: address, body: job.body, priority: notification.priority,
+                        collapseID: notification.collapseID, expiresAt: notification.expiresAt, attempts: 1,
+                        leaseExpiresAt: lease.expiresAt))
+            } else {
+                // One prepared statement for every job (a fan-out to 1,000 devices parsed it 1,000 times).
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
+                                          failure_reason, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(
+                    arguments: [
+                        id, notification.appID, job.deviceID, Data(job.body.bytes),
+                        gone ? JobState.unregistered.rawValue : JobState.queued.rawValue, created,
+                        gone ? "DeviceUnregistered" : nil, created,
+                    ])
+            }
             if let messageID = job.messageID, let keyID = job.keyID {
                 try db.cachedStatement(
                     sql: "INSERT INTO job_messages (job_id, app_id, message_id, key_id) VALUES (?, ?, ?, ?)"
                 ).execute(arguments: [db.lastInsertedRowID, notification.appID, messageID, keyID])
             }
         }
-        return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count)
+        return EnqueueResult(id: notification.id, replayed: false, jobCount: notification.jobs.count, claimed: claimed)
     }
 
     public func claim(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] {

@@ -116,10 +116,12 @@ public protocol GatewayStore: Sendable {
     func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)?
 
     /// Commits a notification and one job per device in one transaction. A notification whose idempotency key the
-    /// app used before writes nothing and returns the first id (`replayed`) with the first request's digest. Jobs of devices marked unregistered
-    /// start `unregistered`.
+    /// app used before writes nothing and returns the first id (`replayed`) with the first request's digest. Jobs
+    /// of devices marked unregistered start `unregistered`; the others start `queued`, or `claimed` under the
+    /// notification's ``NewNotification/lease`` (returned in ``EnqueueResult/claimed`` exactly as a claim by the
+    /// lease's owner would return them: first attempt, the device's current address).
     /// - Throws: ``GatewayStoreError`` `unknownDevice` (field `devices[i]`) when a device is not in the app;
-    ///   `invalidArgument` for no device, a repeated device, a bad priority or expiry.
+    ///   `invalidArgument` for no device, a repeated device, a bad priority, expiry or lease.
     func enqueue(_ notification: NewNotification) async throws -> EnqueueResult
 
     /// Commits notifications as ``enqueue(_:)`` does each, answering each in order: its result, or the

@@ -24,8 +24,10 @@ struct NotificationFanOut: Sendable {
     /// Sends committed in groups (one SQLite transaction and fsync for the sends that arrive together); each
     /// answer is its own result or the store's refusal of it alone.
     let enqueues: GroupCommit<NewNotification, Result<EnqueueResult, GatewayStoreError>>
-    /// Told after each commit that queued jobs (delivery in this process claims them at once, not at its next poll).
-    let onQueued: @Sendable () -> Void
+    /// The delivery service of this process, if it delivers: a send's jobs go to it directly when it has free slots
+    /// and an empty queue (``DeliveryService/reserve(jobs:)``: enqueued claimed, sent without a claim); otherwise
+    /// they are queued and it is told so (it claims them at once, not at its next poll).
+    let delivery: DeliveryService?
     /// The apps read in the last second: a stream of sends reads its app once a second, not once each (a change to an
     /// app — new credentials, a rotated identity, its removal — reaches sends within that second).
     let apps = RecentlyRead<GatewayApp>()
@@ -164,22 +166,32 @@ struct NotificationFanOut: Sendable {
         }
         metrics.sealed.increment(by: jobs.count)
 
+        let reserved = jobs.count
+        let lease = delivery?.reserve(jobs: reserved)
         let notification = NewNotification(
             id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
             // The default collapse id makes a resend replace, never double (the contract).
             collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
-            expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest)
+            expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest,
+            lease: lease)
         let result: EnqueueResult
-        switch try await enqueues.submit(notification) {
-        case .success(let committed): result = committed
-        case .failure(let refused): throw calls.apiError(refused, "enqueue")
+        do {
+            switch try await enqueues.submit(notification) {
+            case .success(let committed): result = committed
+            case .failure(let refused): throw calls.apiError(refused, "enqueue")
+            }
+        } catch {
+            if lease != nil { delivery?.deliver([], reserved: reserved) }
+            throw error
+        }
+        if lease != nil {
+            delivery?.deliver(result.claimed, reserved: reserved)
+        } else if !result.replayed {
+            delivery?.jobsQueued()
         }
         // A concurrent request took the key first: the same rule as the early check.
         if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
-        if !result.replayed {
-            metrics.accepted.increment()
-            onQueued()
-        }
+        if !result.replayed { metrics.accepted.increment() }
         return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
     }
 

@@ -44,14 +44,15 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     ///   - clock: The gateway's clock (registrations' skew rule, notification times).
     ///   - tls: The certificate to serve HTTPS with (each new connection takes its current one); nil: plain HTTP.
     ///   - webhook: The gateway's webhook (the delivery service's), which receipts are forwarded to; nil: none.
-    ///   - onQueued: Called after each commit that queued jobs: ring the delivery service of this process
+    ///   - delivery: The delivery service of this process, if it delivers: a send hands it its jobs directly when
+    ///     it has free slots and nothing queued (``DeliveryService/reserve(jobs:)``), or tells it jobs were queued
     ///     (``DeliveryService/jobsQueued()``) so it claims them at once rather than at its next poll.
     ///   - onListening: Called with the bound port once the server listens (useful with port 0).
     public init(
         configuration: GatewayHTTPConfiguration, store: any GatewayStore, metrics: GatewayMetrics,
         overflow: OverflowConfiguration? = nil, logger: Logger = Logger(label: "sealed-push.gateway.http"),
         clock: @escaping @Sendable () -> Date = { Date() }, tls: GatewayTLSContext? = nil,
-        webhook: UnregisteredWebhook? = nil, onQueued: @escaping @Sendable () -> Void = {},
+        webhook: UnregisteredWebhook? = nil, delivery: DeliveryService? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.tls = tls
@@ -72,7 +73,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             enqueues: GroupCommit(maxBatch: Self.maxEnqueueBatch) { batch in
                 try await calls.run("enqueue") { try await $0.enqueueBatch(batch) }
             },
-            onQueued: onQueued)
+            delivery: delivery)
         self.receipts = ReceiptIntake(
             calls: calls, openers: AppReceiptOpeners(), limiter: limiter, metrics: metrics, clock: clock,
             webhook: webhook)

@@ -106,7 +106,7 @@ final class LoopbackGateway: Sendable {
                     configuration: GatewayHTTPConfiguration(host: "127.0.0.1", port: 0),
                     store: store, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()),
                     logger: quietLogger("http-\(index)"), webhook: service.webhook,
-                    onQueued: { service.jobsQueued() }, onListening: { port in portSink.yield(port) })
+                    delivery: service, onListening: { port in portSink.yield(port) })
                 let group = GatewayServiceGroup.make(
                     store: store, http: http, extraServices: [service], signals: [], logger: quietLogger("group"))
                 let running = Task { try await group.run() }

@@ -1,0 +1,103 @@
+import Foundation
+import SealedPushGateway
+import SealedPushGatewayTestSupport
+import Testing
+
+/// A send's jobs handed to the delivery service of the same process (`DeliveryService.reserve(jobs:)`, then the
+/// enqueue under its lease, then `deliver(_:reserved:)`): sent without a claim — one store transaction less per
+/// send, and no claim to plan on PostgreSQL — but only once the queue is drained, so newer jobs never pass queued
+/// ones. Jobs handed over after the service stopped stay claimed and go out at the node's next start.
+@Suite("Jobs handed over at enqueue", .serialized)
+struct HandOverTests {
+    @Test func handedOverJobsAreSentWithoutAClaimOnceTheQueueIsDrained() async throws {
+        try await withDeliveryFixture(SQLiteHarness()) { fixture in
+            let devices = try await fixture.registerDevices(3)
+            let claimed = IDs()  // every job a claim returned
+            let store = HookedGatewayStore(inner: fixture.store, afterClaim: { jobs in claimed.add(jobs.map(\.id)) })
+            let service = try DeliveryService(
+                store: store, configuration: fixture.configuration(), logger: DeliveryFixture.quietLogger("handover"))
+            #expect(service.reserve(jobs: 1) == nil, "not started")
+            let (queued, _) = try await fixture.enqueue(to: [devices[0]])
+            try await service.start()
+            #expect(service.reserve(jobs: 1) == nil, "nothing claimed yet: the queue may hold jobs")
+            let inner = fixture.store
+            let emulator = fixture.emulator
+            let toHandOver = try fixture.notification(to: [devices[1], devices[2]])
+            let handed = Task {
+                // The first claim takes the queued job and finds the queue drained: from then on jobs are handed over.
+                var lease: JobLease?
+                let clock = ContinuousClock()
+                let deadline = clock.now.advanced(by: .seconds(10))
+                while lease == nil && clock.now < deadline {
+                    lease = service.reserve(jobs: 2)
+                    if lease == nil { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                #expect(lease != nil, "the queue was drained within 10 s")
+                #expect(service.reserve(jobs: 5) == nil, "more jobs than a claim batch (4 of 16 slots) go to the queue")
+                var notification = toHandOver
+                notification.lease = lease
+                let result = try await inner.enqueue(notification)
+                #expect(result.claimed.count == 2)
+                service.deliver(result.claimed, reserved: 2)
+                return (notification.id, result.claimed.map(\.id))
+            }
+            let sent = try await runServices([service], timeout: .seconds(30)) {
+                emulator.recorder.totalAccepted == 3
+            }
+            let (handedID, handedJobs) = try await handed.value
+            #expect(sent)
+            #expect(try await fixture.deliveries(queued.id).values.map(\.state) == [.sent])
+            #expect(try await fixture.deliveries(handedID).values.allSatisfy { $0.state == .sent && $0.attempts == 1 })
+            #expect(claimed.all.count == 1, "only the queued job was claimed")
+            #expect(Set(claimed.all).isDisjoint(with: handedJobs))
+        }
+    }
+
+    @Test func jobsHandedOverAfterStopAreSentAtTheNextStart() async throws {
+        try await withDeliveryFixture(SQLiteHarness()) { fixture in
+            let devices = try await fixture.registerDevices(1)
+            var configuration = fixture.configuration()
+            configuration.leaseDuration = .seconds(300)  // far beyond the test: only the restart can send the job
+            let first = try DeliveryService(
+                store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("first"))
+            let leases = Leases()
+            // Runs until the queue is drained and a slot is reserved, then stops.
+            try await runServices([first], timeout: .seconds(30)) {
+                if let lease = first.reserve(jobs: 1) { leases.add(lease) }
+                return !leases.all.isEmpty
+            }
+            var notification = try fixture.notification(to: devices)
+            notification.lease = try #require(leases.all.first)
+            let result = try await fixture.store.enqueue(notification)
+            first.deliver(result.claimed, reserved: 1)  // too late: the first incarnation stopped
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(fixture.emulator.recorder.totalAccepted == 0)
+            #expect(try await fixture.deliveries(notification.id).values.map(\.state) == [.claimed])
+
+            let second = try DeliveryService(
+                store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("second"))
+            let emulator = fixture.emulator
+            let sent = try await runServices([second], timeout: .seconds(20)) {
+                emulator.recorder.totalAccepted == 1
+            }
+            #expect(sent, "the restart takes back the first incarnation's lease (300 s) at once")
+            #expect(try await fixture.deliveries(notification.id).values.map(\.state) == [.sent])
+        }
+    }
+}
+
+/// Job ids collected by a store hook.
+private final class IDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [Int64] = []
+    var all: [Int64] { lock.withLock { ids } }
+    func add(_ more: [Int64]) { lock.withLock { ids += more } }
+}
+
+/// Leases collected while a service runs.
+private final class Leases: @unchecked Sendable {
+    private let lock = NSLock()
+    private var leases: [JobLease] = []
+    var all: [JobLease] { lock.withLock { leases } }
+    func add(_ lease: JobLease) { lock.withLock { leases.append(lease) } }
+}
