@@ -501,24 +501,17 @@ public final class PostgresGatewayStore: GatewayStore {
             var appID: String
             var deviceID: String
         }
-        // 1. Every device of the batch: known, and unregistered or not.
-        let jobApps = batch.flatMap { notification in notification.jobs.map { _ in notification.appID } }
-        let jobDevices = batch.flatMap { $0.jobs.map(\.deviceID) }
+        // 1. Every device of the batch: known, and unregistered or not. (Each statement of the enqueue is a named
+        //    prepared one, planned once per connection.)
         var known: [DeviceKey: Bool] = [:]
         var addresses: [DeviceKey: PushAddress] = [:]  // recorded on jobs enqueued under a lease, as a claim does
-        let deviceRows = try await connection.query(
-            """
-            SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL, d.platform, d.push_token, d.environment
-            FROM devices d
-            JOIN (SELECT DISTINCT * FROM unnest(\(jobApps)::text[], \(jobDevices)::text[])) AS r(app_id, device_id)
-                ON d.app_id = r.app_id AND d.device_id = r.device_id
-            """, logger: logger)
-        for try await (appID, deviceID, unregistered, platform, token, environment) in deviceRows.decode(
-            (String, String, Bool, String, String, String).self)
-        {
-            let key = DeviceKey(appID: appID, deviceID: deviceID)
-            known[key] = unregistered
-            addresses[key] = PushAddress(token: token, platform: platform, environment: environment)
+        let devices = PostgresEnqueueDevices(
+            appIDs: batch.flatMap { notification in notification.jobs.map { _ in notification.appID } },
+            deviceIDs: batch.flatMap { $0.jobs.map(\.deviceID) })
+        for try await device in try await connection.execute(devices, logger: logger) {
+            let key = DeviceKey(appID: device.appID, deviceID: device.deviceID)
+            known[key] = device.unregistered
+            addresses[key] = PushAddress(token: device.token, platform: device.platform, environment: device.environment)
         }
         // The first device of each notification that is not registered, if any.
         let unknownDevice: [Int?] = batch.map { notification in
@@ -528,29 +521,21 @@ public final class PostgresGatewayStore: GatewayStore {
         //    for a concurrent transaction holding the key, then finds its row). Rows go in in key order, the same in
         //    every transaction, so two nodes' batches holding the same keys wait for each other instead of
         //    deadlocking; of two with one key in this batch, the first is inserted.
-        let candidates = batch.indices.filter { unknownDevice[$0] == nil }
         var inserted = Set<UUID>()
-        if !candidates.isEmpty {
-            let rows = try await connection.query(
-                """
-                INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                           request_digest)
-                SELECT n.id, n.app_id, NULLIF(n.idempotency_key, ''), n.priority, NULLIF(n.collapse_id, ''),
-                       n.created_at, n.expires_at, NULLIF(n.request_digest, '')
-                FROM unnest(\(candidates.map { batch[$0].id })::uuid[], \(candidates.map { batch[$0].appID })::text[],
-                            \(candidates.map { batch[$0].idempotencyKey ?? "" })::text[],
-                            \(candidates.map { batch[$0].priority })::integer[],
-                            \(candidates.map { batch[$0].collapseID ?? "" })::text[],
-                            \(candidates.map { Millis.from(batch[$0].createdAt) })::bigint[],
-                            \(candidates.map { Millis.from(batch[$0].expiresAt) })::bigint[],
-                            \(candidates.map { batch[$0].idempotencyKey == nil ? "" : (batch[$0].requestDigest ?? "") })::text[])
-                    WITH ORDINALITY AS n(id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                         request_digest, position)
-                ORDER BY n.app_id, n.idempotency_key, n.position  -- keys taken in one order by every node: no deadlock
-                ON CONFLICT (app_id, idempotency_key) DO NOTHING
-                RETURNING id
-                """, logger: logger)
-            for try await id in rows.decode(UUID.self) { inserted.insert(id) }
+        var notifications = PostgresInsertNotifications()
+        for notification in batch.indices.filter({ unknownDevice[$0] == nil }).map({ batch[$0] }) {
+            notifications.ids.append(notification.id)
+            notifications.appIDs.append(notification.appID)
+            notifications.idempotencyKeys.append(notification.idempotencyKey ?? "")
+            notifications.priorities.append(notification.priority)
+            notifications.collapseIDs.append(notification.collapseID ?? "")
+            notifications.createdAt.append(Millis.from(notification.createdAt))
+            notifications.expiresAt.append(Millis.from(notification.expiresAt))
+            notifications.requestDigests.append(
+                notification.idempotencyKey == nil ? "" : (notification.requestDigest ?? ""))
+        }
+        if !notifications.ids.isEmpty {
+            for try await id in try await connection.execute(notifications, logger: logger) { inserted.insert(id) }
         }
         // 3. The jobs of the inserted notifications and their message ids, in one statement.
         let fresh = batch.filter { inserted.contains($0.id) }
@@ -560,60 +545,31 @@ public final class PostgresGatewayStore: GatewayStore {
         }
         var claimedIDs: [ClaimKey: Int64] = [:]  // the ids of jobs enqueued under a lease
         if !fresh.isEmpty {
-            var notificationIDs: [UUID] = [], apps: [String] = [], devices: [String] = [], bodies: [ByteBuffer] = []
-            var states: [String] = [], reasons: [String] = [], times: [Int64] = []
-            var messageIDs: [String] = [], keyIDs: [String] = []
-            // Jobs under a lease go in claimed, as a claim of a queued job leaves them (the first attempt, the
-            // token recorded); '' and 0 mean none.
-            var owners: [String] = [], leaseEnds: [Int64] = [], tokens: [String] = []
+            var jobs = PostgresInsertJobs()
             for notification in fresh {
                 for job in notification.jobs {
                     let key = DeviceKey(appID: notification.appID, deviceID: job.deviceID)
                     let unregistered = known[key] == true
                     let lease = unregistered ? nil : notification.lease
-                    notificationIDs.append(notification.id)
-                    apps.append(notification.appID)
-                    devices.append(job.deviceID)
-                    bodies.append(ByteBuffer(bytes: job.body.bytes))
-                    states.append(
+                    jobs.notificationIDs.append(notification.id)
+                    jobs.appIDs.append(notification.appID)
+                    jobs.deviceIDs.append(job.deviceID)
+                    jobs.bodies.append(ByteBuffer(bytes: job.body.bytes))
+                    jobs.states.append(
                         unregistered
                             ? JobState.unregistered.rawValue
                             : (lease == nil ? JobState.queued.rawValue : JobState.claimed.rawValue))
-                    reasons.append(unregistered ? "DeviceUnregistered" : "")
-                    times.append(Millis.from(notification.createdAt))
-                    messageIDs.append(job.messageID ?? "")
-                    keyIDs.append(job.keyID ?? "")
-                    owners.append(lease?.owner ?? "")
-                    leaseEnds.append(lease.map { Millis.from($0.expiresAt) } ?? 0)
-                    tokens.append(lease == nil ? "" : addresses[key]?.token ?? "")
+                    jobs.reasons.append(unregistered ? "DeviceUnregistered" : "")
+                    jobs.createdAt.append(Millis.from(notification.createdAt))
+                    jobs.owners.append(lease?.owner ?? "")
+                    jobs.leaseEnds.append(lease.map { Millis.from($0.expiresAt) } ?? 0)
+                    jobs.tokens.append(lease == nil ? "" : addresses[key]?.token ?? "")
+                    jobs.messageIDs.append(job.messageID ?? "")
+                    jobs.keyIDs.append(job.keyID ?? "")
                 }
             }
-            let rows = try await connection.query(
-                """
-                WITH inserted AS (
-                    INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
-                                      failure_reason, updated_at, lease_owner, lease_expires_at, attempts, push_token)
-                    SELECT job.notification_id, job.app_id, job.device_id, job.sealed_body, job.state, job.created,
-                           NULLIF(job.reason, ''), job.created, NULLIF(job.owner, ''), NULLIF(job.lease_end, 0),
-                           CASE WHEN job.owner = '' THEN 0 ELSE 1 END, NULLIF(job.token, '')
-                    FROM unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(bodies)::bytea[],
-                                \(states)::text[], \(reasons)::text[], \(times)::bigint[], \(owners)::text[],
-                                \(leaseEnds)::bigint[], \(tokens)::text[])
-                        AS job(notification_id, app_id, device_id, sealed_body, state, reason, created, owner,
-                               lease_end, token)
-                    RETURNING id, notification_id, device_id, state),
-                messages AS (
-                    INSERT INTO job_messages (job_id, app_id, message_id, key_id)
-                    SELECT inserted.id, m.app_id, m.message_id, m.key_id
-                    FROM inserted
-                    JOIN unnest(\(notificationIDs)::uuid[], \(apps)::text[], \(devices)::text[], \(messageIDs)::text[],
-                                \(keyIDs)::text[]) AS m(notification_id, app_id, device_id, message_id, key_id)
-                        ON m.notification_id = inserted.notification_id AND m.device_id = inserted.device_id
-                    WHERE m.message_id <> '' AND m.key_id <> '')
-                SELECT id, notification_id, device_id FROM inserted WHERE state = 'claimed'
-                """, logger: logger)
-            for try await (jobID, notificationID, deviceID) in rows.decode((Int64, UUID, String).self) {
-                claimedIDs[ClaimKey(notificationID: notificationID, deviceID: deviceID)] = jobID
+            for try await row in try await connection.execute(jobs, logger: logger) {
+                claimedIDs[ClaimKey(notificationID: row.notificationID, deviceID: row.deviceID)] = row.id
             }
         }
         // 4. The notifications a key made replays (whatever their devices now), as they are stored.
@@ -925,49 +881,29 @@ public final class PostgresGatewayStore: GatewayStore {
             }
         }
         guard !plain.isEmpty else { return held }
-        // Arrays of non-optional values: '' stands for "none" and -1 for "keep not_before".
-        var ids: [Int64] = [], owners: [String] = [], states: [String] = [], apnsIDs: [String] = []
-        var reasons: [String] = [], notBefores: [Int64] = [], requests: [Int64] = [], transients: [String] = []
-        var nows: [Int64] = []
+        var statement = PostgresFinishJobs()
         for (_, end) in plain {
-            ids.append(end.jobID)
-            owners.append(end.owner)
-            requests.append(Int64(max(0, end.requests)))
-            transients.append(end.transientReason ?? "")
-            nows.append(Millis.from(end.now))
+            let (state, apnsID, reason, notBefore): (String, String, String, Int64)
             switch end.outcome {
-            case .sent(let apnsID):
-                states.append("sent"); apnsIDs.append(apnsID); reasons.append(""); notBefores.append(-1)
-            case .failed(let reason):
-                states.append("failed"); apnsIDs.append(""); reasons.append(reason); notBefores.append(-1)
-            case .retry(let reason, let notBefore):
-                states.append("queued"); apnsIDs.append(""); reasons.append(reason); notBefores.append(Millis.from(notBefore))
-            case .expired:
-                states.append("expired"); apnsIDs.append(""); reasons.append(""); notBefores.append(-1)
-            case .unregistered:
-                continue  // written above
+            case .sent(let id): (state, apnsID, reason, notBefore) = ("sent", id, "", -1)
+            case .failed(let why): (state, apnsID, reason, notBefore) = ("failed", "", why, -1)
+            case .retry(let why, let at): (state, apnsID, reason, notBefore) = ("queued", "", why, Millis.from(at))
+            case .expired: (state, apnsID, reason, notBefore) = ("expired", "", "", -1)
+            case .unregistered: continue  // written above
             }
+            statement.ids.append(end.jobID)
+            statement.owners.append(end.owner)
+            statement.requests.append(Int64(max(0, end.requests)))
+            statement.transients.append(end.transientReason ?? "")
+            statement.nows.append(Millis.from(end.now))
+            statement.states.append(state)
+            statement.apnsIDs.append(apnsID)
+            statement.reasons.append(reason)
+            statement.notBefores.append(notBefore)
         }
-        let updated: Set<Int64> = try await run("finishing \(plain.count) jobs") {
-            [ids, owners, states, apnsIDs, reasons, notBefores, requests, transients, nows] connection, logger in
-            let rows = try await connection.query(
-                """
-                UPDATE jobs SET state = v.state,
-                    apns_id = CASE WHEN v.state = 'sent' THEN v.apns_id ELSE jobs.apns_id END,
-                    failure_reason = CASE WHEN v.state = 'expired' THEN jobs.failure_reason ELSE NULLIF(v.reason, '') END,
-                    not_before = CASE WHEN v.not_before < 0 THEN jobs.not_before ELSE v.not_before END,
-                    requests = jobs.requests + v.requests,
-                    transient_reason = COALESCE(NULLIF(v.transient, ''), jobs.transient_reason),
-                    lease_owner = NULL, lease_expires_at = NULL, updated_at = v.now
-                FROM unnest(\(ids)::bigint[], \(owners)::text[], \(states)::text[], \(apnsIDs)::text[],
-                            \(reasons)::text[], \(notBefores)::bigint[], \(requests)::bigint[], \(transients)::text[],
-                            \(nows)::bigint[])
-                    AS v(id, owner, state, apns_id, reason, not_before, requests, transient, now)
-                WHERE jobs.id = v.id AND jobs.state = 'claimed' AND jobs.lease_owner = v.owner
-                RETURNING jobs.id
-                """, logger: logger)
+        let updated: Set<Int64> = try await run("finishing \(plain.count) jobs") { [statement] connection, logger in
             var returned = Set<Int64>()
-            for try await id in rows.decode(Int64.self) { returned.insert(id) }
+            for try await id in try await connection.execute(statement, logger: logger) { returned.insert(id) }
             return returned
         }
         for (index, end) in plain { held[index] = updated.contains(end.jobID) }
