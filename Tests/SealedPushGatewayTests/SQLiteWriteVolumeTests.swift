@@ -49,6 +49,19 @@ struct SQLiteWriteVolumeTests {
         }
     }
 
+    /// A group commit puts each send in a savepoint of its own; with SQLite's default `temp_store` a transaction
+    /// with savepoints wrote its statement journal to a temporary file, created, written and unlinked about 190
+    /// times a second under `scripts/gateway-load.sh` (one device per send: 7 % of the throughput). Every connection
+    /// of the store keeps them in memory.
+    @Test func statementJournalsStayInMemory() async throws {
+        let harness = try SQLiteHarness()
+        try await withMigratedStore(harness) { migrated, _ in
+            let store = try #require(migrated as? SQLiteGatewayStore)
+            let mode = try await store.read("temp_store") { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+            #expect(mode == 2, "temp_store \(String(describing: mode)): 2 is MEMORY")
+        }
+    }
+
     /// The most pages a claim or a finish of 16 jobs may write: the jobs' rows, `jobs_app_due`'s leaves and their
     /// parents. Measured: 7 and 8; 20 and 21 with `state` in `jobs_device`.
     static let bound = 12

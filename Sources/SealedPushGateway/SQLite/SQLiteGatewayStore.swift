@@ -33,6 +33,9 @@ public final class SQLiteGatewayStore: GatewayStore {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Statement journals (a send's savepoint in a group commit) in memory, not in a temporary file created,
+            // written and unlinked ~190 times a second under one-device load (7 % of that throughput).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         self.path = path
         do {
@@ -964,7 +967,8 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
-    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    /// Runs `body` on a reader connection (internal for tests).
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     {
         do {
             return try await pool.read(body)
