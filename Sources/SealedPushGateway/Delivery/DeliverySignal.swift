@@ -24,7 +24,8 @@ final class DeliverySignal: @unchecked Sendable {
     private var reservedSlots = 0
     /// Counts ``jobsQueued()`` calls: a claim that drained the queue counts only if none came while it ran.
     private var queuedGeneration = 0
-    private var drainedAt: Int?
+    /// Whether the last claim found the queue drained and nothing was queued since.
+    private var drained = false
 
     /// True once ``stop()`` was called.
     var isStopped: Bool { lock.withLock { stopped } }
@@ -48,7 +49,7 @@ final class DeliverySignal: @unchecked Sendable {
     func jobsQueued() {
         lock.withLock {
             queuedGeneration += 1
-            drainedAt = nil
+            drained = false
         }
         wake()
     }
@@ -59,18 +60,15 @@ final class DeliverySignal: @unchecked Sendable {
     /// A claim that started at `generation` found fewer due jobs than it asked for: the queue holds nothing due,
     /// unless jobs were queued while it ran.
     func markDrained(since generation: Int) {
-        lock.withLock { if queuedGeneration == generation { drainedAt = generation } }
+        lock.withLock { if queuedGeneration == generation { drained = true } }
     }
-
-    /// True while no job was queued since a claim found the queue drained.
-    var isDrained: Bool { lock.withLock { drainedAt != nil } }
 
     /// Reserves `count` slots if the queue is drained, the loop is not stopped, and they leave the slots taken at
     /// most `limit`.
     /// - Returns: Whether they were reserved.
     func reserve(_ count: Int, limit: Int) -> Bool {
         lock.withLock {
-            guard !stopped, drainedAt != nil, sendsInFlight + reservedSlots + count <= limit else { return false }
+            guard !stopped, drained, sendsInFlight + reservedSlots + count <= limit else { return false }
             reservedSlots += count
             return true
         }
@@ -89,7 +87,7 @@ final class DeliverySignal: @unchecked Sendable {
         guard count > 0 else { return }
         let quiet = lock.withLock {
             if reserved { reservedSlots -= count } else { sendsInFlight -= count }
-            return drainedAt != nil && !stopped
+            return drained && !stopped
         }
         if !quiet { wake() }
     }
@@ -100,7 +98,7 @@ final class DeliverySignal: @unchecked Sendable {
     func sendEnded() {
         let quiet = lock.withLock {
             sendsInFlight -= 1
-            return drainedAt != nil && !stopped
+            return drained && !stopped
         }
         if !quiet { wake() }
     }
