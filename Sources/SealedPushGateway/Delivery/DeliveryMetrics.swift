@@ -18,6 +18,9 @@ import SealedPushCore
 ///   `ConnectFailed`, `Timeout` (see `APNsSendReport.transientFailures`); FCM: `quotaExceeded`, `unavailable`,
 ///   `internal`, `connection`, `timeout`.
 /// - `sealedpush_gateway_requeued_total{platform}`: jobs put back for a later claim.
+/// - `sealedpush_gateway_jobs_started_total{platform,path}`: jobs the node started sending, by how they came:
+///   `claim` (taken from the queue) or `handover` (committed leased to the node by its own HTTP API and handed over
+///   without a claim, ``DeliveryService/reserve(jobs:)``).
 /// - `sealedpush_gateway_send_seconds{platform}`: time of one send through a provider's client, its own retries
 ///   included.
 struct DeliveryMetrics: Sendable {
@@ -27,6 +30,15 @@ struct DeliveryMetrics: Sendable {
     static let retriesLabel = "sealedpush_gateway_retries_total"
     static let requeuedLabel = "sealedpush_gateway_requeued_total"
     static let sendSecondsLabel = "sealedpush_gateway_send_seconds"
+    static let startedLabel = "sealedpush_gateway_jobs_started_total"
+
+    /// How a job reached the delivery loop.
+    enum StartPath {
+        /// Claimed from the queue.
+        case claim
+        /// Handed over at enqueue.
+        case handOver
+    }
 
     /// The metrics of one platform.
     private struct PlatformMetrics: Sendable {
@@ -34,6 +46,8 @@ struct DeliveryMetrics: Sendable {
         let requests: Counter
         let requeued: Counter
         let sendSeconds: Timer
+        let claimed: Counter
+        let handedOver: Counter
 
         init(_ platform: PushPlatform, factory: any MetricsFactory) {
             let dimensions = [("platform", platform.rawValue)]
@@ -41,6 +55,10 @@ struct DeliveryMetrics: Sendable {
             requests = Counter(label: DeliveryMetrics.requestsLabel, dimensions: dimensions, factory: factory)
             requeued = Counter(label: DeliveryMetrics.requeuedLabel, dimensions: dimensions, factory: factory)
             sendSeconds = Timer(label: DeliveryMetrics.sendSecondsLabel, dimensions: dimensions, factory: factory)
+            claimed = Counter(
+                label: DeliveryMetrics.startedLabel, dimensions: dimensions + [("path", "claim")], factory: factory)
+            handedOver = Counter(
+                label: DeliveryMetrics.startedLabel, dimensions: dimensions + [("path", "handover")], factory: factory)
         }
     }
 
@@ -58,6 +76,14 @@ struct DeliveryMetrics: Sendable {
         switch platform {
         case .apns: apns
         case .fcm: fcm
+        }
+    }
+
+    /// Counts a job the loop starts sending.
+    func recordStarted(_ path: StartPath, platform: PushPlatform) {
+        switch path {
+        case .claim: metrics(platform).claimed.increment()
+        case .handOver: metrics(platform).handedOver.increment()
         }
     }
 

@@ -249,6 +249,7 @@ public final class DeliveryService: Service, Sendable {
                 await withDiscardingTaskGroup { sends in
                     for await jobs in handedOver {
                         for job in jobs {
+                            self.metrics.recordStarted(.handOver, platform: job.address.platform)
                             sends.addTask {
                                 await self.deliver(job)
                                 signal.sendEnded()
@@ -327,6 +328,7 @@ public final class DeliveryService: Service, Sendable {
                         continue
                     }
                     for job in jobs {
+                        metrics.recordStarted(.claim, platform: job.address.platform)
                         signal.sendStarted()
                         group.addTask {
                             await self.deliver(job)

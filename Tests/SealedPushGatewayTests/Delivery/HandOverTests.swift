@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import SealedPushGateway
 import SealedPushGatewayTestSupport
 import Testing
@@ -14,8 +15,10 @@ struct HandOverTests {
             let devices = try await fixture.registerDevices(3)
             let claimed = IDs()  // every job a claim returned
             let store = HookedGatewayStore(inner: fixture.store, afterClaim: { jobs in claimed.add(jobs.map(\.id)) })
+            let metrics = TestMetrics()
             let service = try DeliveryService(
-                store: store, configuration: fixture.configuration(), logger: DeliveryFixture.quietLogger("handover"))
+                store: store, configuration: fixture.configuration(), logger: DeliveryFixture.quietLogger("handover"),
+                metricsFactory: metrics)
             #expect(service.reserve(jobs: 1) == nil, "not started")
             let (queued, _) = try await fixture.enqueue(to: [devices[0]])
             try await service.start()
@@ -50,6 +53,9 @@ struct HandOverTests {
             #expect(try await fixture.deliveries(handedID).values.allSatisfy { $0.state == .sent && $0.attempts == 1 })
             #expect(claimed.all.count == 1, "only the queued job was claimed")
             #expect(Set(claimed.all).isDisjoint(with: handedJobs))
+            let started = "sealedpush_gateway_jobs_started_total"
+            #expect(metrics.counterTotal(label: started, dimensions: [("platform", "apns"), ("path", "claim")]) == 1)
+            #expect(metrics.counterTotal(label: started, dimensions: [("platform", "apns"), ("path", "handover")]) == 2)
         }
     }
 
