@@ -30,6 +30,9 @@ struct GatewayDeliveryProcessTests {
 
         let ring = try await setup.register(0, client: client)
         _ = try await setup.register(1, client: client)
+        // The node's first claim, at start, finds the queue empty: from then on a small send is handed straight to
+        // its delivery loop (the margin is for a loaded machine).
+        try await Task.sleep(for: .milliseconds(500))
         let marker = "delivered-\(UUID().uuidString)"
         let sent = try await client.send(
             "POST", "/v1/apps/\(app)/notifications", key: key,
@@ -65,6 +68,15 @@ struct GatewayDeliveryProcessTests {
         let opened = try setup.open(notification.body, with: ring)
         #expect(opened.title == "Order")
         #expect(opened.body == marker)
+        // `serve` hands the API's sends to its delivery loop: both jobs started without a claim.
+        let metrics = try await client.send("GET", "/metrics").text
+        func started(_ path: String) -> Int? {
+            metrics.split(separator: "\n").first {
+                $0.hasPrefix("sealedpush_gateway_jobs_started_total{") && $0.contains("path=\"\(path)\"")
+                    && $0.contains("platform=\"apns\"")
+            }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) }
+        }
+        #expect(started("handover") == 2 && started("claim") == 0, "handover \(String(describing: started("handover"))), claim \(String(describing: started("claim")))")
 
         #expect(try await gateway.terminate() == 0)
         // The content never reached the database or the log in clear.
