@@ -503,15 +503,18 @@ public final class PostgresGatewayStore: GatewayStore {
         }
         // 1. Every device of the batch: known, and unregistered or not. (Each statement of the enqueue is a named
         //    prepared one, planned once per connection.)
-        var known: [DeviceKey: Bool] = [:]
-        var addresses: [DeviceKey: PushAddress] = [:]  // recorded on jobs enqueued under a lease, as a claim does
+        // Each registered device: whether it is marked unregistered, and its address (recorded on jobs enqueued
+        // under a lease, as a claim does).
+        var known: [DeviceKey: (unregistered: Bool, address: PushAddress)] = [:]
         let devices = PostgresEnqueueDevices(
             appIDs: batch.flatMap { notification in notification.jobs.map { _ in notification.appID } },
             deviceIDs: batch.flatMap { $0.jobs.map(\.deviceID) })
         for try await device in try await connection.execute(devices, logger: logger) {
             let key = DeviceKey(appID: device.appID, deviceID: device.deviceID)
-            known[key] = device.unregistered
-            addresses[key] = PushAddress(token: device.token, platform: device.platform, environment: device.environment)
+            known[key] = (
+                device.unregistered,
+                PushAddress(token: device.token, platform: device.platform, environment: device.environment)
+            )
         }
         // The first device of each notification that is not registered, if any.
         let unknownDevice: [Int?] = batch.map { notification in
@@ -549,7 +552,7 @@ public final class PostgresGatewayStore: GatewayStore {
             for notification in fresh {
                 for job in notification.jobs {
                     let key = DeviceKey(appID: notification.appID, deviceID: job.deviceID)
-                    let unregistered = known[key] == true
+                    let unregistered = known[key]?.unregistered == true
                     let lease = unregistered ? nil : notification.lease
                     jobs.notificationIDs.append(notification.id)
                     jobs.appIDs.append(notification.appID)
@@ -563,7 +566,7 @@ public final class PostgresGatewayStore: GatewayStore {
                     jobs.createdAt.append(Millis.from(notification.createdAt))
                     jobs.owners.append(lease?.owner ?? "")
                     jobs.leaseEnds.append(lease.map { Millis.from($0.expiresAt) } ?? 0)
-                    jobs.tokens.append(lease == nil ? "" : addresses[key]?.token ?? "")
+                    jobs.tokens.append(lease == nil ? "" : known[key]?.address.token ?? "")
                     jobs.messageIDs.append(job.messageID ?? "")
                     jobs.keyIDs.append(job.keyID ?? "")
                 }
@@ -602,7 +605,7 @@ public final class PostgresGatewayStore: GatewayStore {
                     for job in notification.jobs {
                         let key = DeviceKey(appID: notification.appID, deviceID: job.deviceID)
                         guard let id = claimedIDs[ClaimKey(notificationID: notification.id, deviceID: job.deviceID)],
-                            let address = addresses[key]
+                            let address = known[key]?.address
                         else { continue }
                         claimed.append(
                             ClaimedJob(
