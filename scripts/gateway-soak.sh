@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory soak of the gateway: drives COUNT deliveries through a real `sealed-push-gateway serve` (delivery on) into
 # a real `sealed-push emulator` on loopback, and reads the gateway's VmRSS after a warm-up (a tenth of COUNT, at
-# least 2,000 deliveries), at half-way and at the end, each once the queue is empty. Fails unless
+# least 2,000 deliveries), at every tenth of COUNT (half-way among them) and at the end, each once the queue is
+# empty. Fails unless
 #
 #   end <= warm-up + 32 MB   and   end <= half-way * 1.05   (a reading that fell is not growth)
 #
@@ -85,13 +86,19 @@ rss() { awk -v key="$1:" '$1 == key { printf "%.1f", $2 / 1024 }' "/proc/$gatewa
 warm_count=$(( count / 10 < 2000 ? 2000 : count / 10 ))
 warm_count=$(( (warm_count + devices - 1) / devices * devices ))
 half_count=$(( count / 2 / devices * devices ))
+# Readings at the warm-up, at every tenth of COUNT (the curve: a leak climbs steadily, caches level off) and at the end.
+targets=$( { echo "$warm_count"; echo "$half_count"; for i in $(seq 1 10); do echo $(( count * i / 10 / devices * devices )); done; } |
+    awk -v w="$warm_count" '$1 >= w' | sort -n | uniq)
 started=$(rss VmRSS)
 begin=$(date +%s.%N)
-deliver_until "$warm_count"; warm=$(rss VmRSS)
-echo "  $warm_count delivered: VmRSS $warm MB"
-deliver_until "$half_count"; half=$(rss VmRSS)
-echo "  $half_count delivered: VmRSS $half MB"
-deliver_until "$count"; end=$(rss VmRSS)
+for target in $targets; do
+    deliver_until "$target"
+    reading=$(rss VmRSS)
+    echo "  $target delivered: VmRSS $reading MB"
+    if (( target == warm_count )); then warm=$reading; fi
+    if (( target == half_count )); then half=$reading; fi
+    if (( target == count )); then end=$reading; fi
+done
 finish=$(date +%s.%N)
 peak=$(rss VmHWM)
 echo "  $count delivered: VmRSS $end MB (peak $peak MB)"

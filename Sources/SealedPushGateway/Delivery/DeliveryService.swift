@@ -262,6 +262,7 @@ public final class DeliveryService: Service, Sendable {
             // When the last claim found fewer jobs than it had slots for (the queue drained): the next one waits
             // until `gather` after it, wake-ups or not, so jobs queued one by one are claimed together.
             var drainedAt: ContinuousClock.Instant?
+            var memoryRelease = IdleMemoryRelease()
             while !signal.isStopped {
                 if clock.now >= nextHeartbeat {
                     nextHeartbeat = clock.now.advanced(by: configuration.nodeHeartbeatInterval)
@@ -302,6 +303,7 @@ public final class DeliveryService: Service, Sendable {
                 }
                 let inFlight = signal.inFlight
                 let free = configuration.maxConcurrentSends - inFlight
+                if inFlight > 0 { memoryRelease.observe(idle: false, now: clock.now) }
                 // Claim in batches (a quarter of the slots, at most 16) rather than one query per finished send.
                 if free > 0 && (free >= claimBatch || inFlight == 0) {
                     if let drained = drainedAt, gather > .zero {
@@ -342,6 +344,7 @@ public final class DeliveryService: Service, Sendable {
                         signal.markDrained(since: generation)
                     }
                     if !jobs.isEmpty && jobs.count < free { await signal.wait(upTo: configuration.pollInterval) }
+                    memoryRelease.observe(idle: jobs.isEmpty && inFlight == 0, now: clock.now)
                     if jobs.isEmpty { await signal.wait(upTo: configuration.pollInterval) }
                 } else {
                     await signal.wait(upTo: configuration.pollInterval)
