@@ -73,7 +73,8 @@ struct HandOverTests {
                 return !leases.all.isEmpty
             }
             var notification = try fixture.notification(to: devices)
-            notification.lease = try #require(leases.all.first)
+            let lease: JobLease = try #require(leases.all.first)
+            notification.lease = lease
             let result = try await fixture.store.enqueue(notification)
             first.deliver(result.claimed, reserved: 1)  // too late: the first incarnation stopped
             try await Task.sleep(for: .milliseconds(200))
