@@ -39,7 +39,7 @@ public final class FCMEmulatorRecorder: @unchecked Sendable {
         guard let json = try? JSONSerialization.data(withJSONObject: message.data, options: [.sortedKeys]) else { return }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("\(number).json").path
-        FileManager.default.createFile(atPath: file, contents: json, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: file, contents: json, attributes: [.posixPermissions: 0o600])
     }
 
     /// The held messages, oldest first.

@@ -158,7 +158,7 @@ public struct FileReplayGuard: ReplayGuard {
     public func reset() throws {
         let directoryPath = directory.path
         guard try POSIXFile.checkDirectory(directoryPath) else { return }
-        try POSIXFile.withExclusiveLock(lockPath, create: true) {
+        _ = try POSIXFile.withExclusiveLock(lockPath, create: true) {
             // rename replaces whatever is at the path (a damaged file, a link, a FIFO) without touching a target.
             try writeSnapshot(ReplayLedger(), in: directoryPath)
         }

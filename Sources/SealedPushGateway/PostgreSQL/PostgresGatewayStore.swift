@@ -266,7 +266,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func touchAPIKey(id: String, at: Date) async throws {
         let millis = Millis.from(at)
-        try await run("recording an API key's use") { connection, logger in
+        _ = try await run("recording an API key's use") { connection, logger in
             try await connection.query(
                 """
                 UPDATE api_keys SET last_used_at = \(millis)

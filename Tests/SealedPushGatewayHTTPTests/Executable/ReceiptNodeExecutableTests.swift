@@ -78,7 +78,7 @@ struct ReceiptNodeExecutableTests {
 
     /// A second API key for the test's requests (init's key is printed, not returned by `withInitializedGateway`).
     static func addKey(_ store: any GatewayStore) async throws -> String {
-        let key = try APIKey.generate()
+        let key = APIKey.generate()
         try await store.addAPIKey(StoredAPIKey(key: key, appID: "shop", label: "test", createdAt: Date()))
         return key.text
     }
