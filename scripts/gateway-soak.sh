@@ -101,7 +101,6 @@ for target in $targets; do
 done
 finish=$(date +%s.%N)
 peak=$(rss VmHWM)
-echo "  $count delivered: VmRSS $end MB (peak $peak MB)"
 retries=$(metric sealedpush_gateway_retries_total)
 kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 kill -TERM "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
