@@ -59,7 +59,7 @@ public struct NewNotification: Sendable, Hashable {
 
     /// Creates a notification to enqueue.
     /// - Parameters:
-    ///   - id: Its id; a fresh random UUID by default.
+    ///   - id: Its id; a new time-ordered one (``TimeOrderedUUID``) by default.
     ///   - appID: The sending app.
     ///   - idempotencyKey: The request's `Idempotency-Key`, if any.
     ///   - priority: 1, 5 or 10.
@@ -70,7 +70,7 @@ public struct NewNotification: Sendable, Hashable {
     ///   - requestDigest: The request's digest, kept with the idempotency key.
     ///   - lease: Enqueue the jobs claimed under this lease (``lease``); nil: queued.
     public init(
-        id: UUID = UUID(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
+        id: UUID = TimeOrderedUUID.make(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
         createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil, lease: JobLease? = nil
     ) {
         self.lease = lease

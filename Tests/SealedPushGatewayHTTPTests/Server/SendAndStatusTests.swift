@@ -31,6 +31,7 @@ struct SendAndStatusTests {
             json: ["devices": ["phone-1"], "content": content, "ttl": 600, "priority": 5])
         #expect(sent.status == 202)
         let id = try #require(sent.json["id"] as? String)
+        #expect(id.dropFirst(14).first == "7", "\(id): the gateway's ids are time-ordered (UUID version 7)")
         #expect(sent.json["devices"] as? Int == 1)
         #expect(sent.header("Location") == "/v1/apps/app1/notifications/\(id)")
         #expect(sent.header("Idempotent-Replayed") == nil)
