@@ -3,13 +3,14 @@ import SealedPushCore
 import SealedPushGateway
 
 /// A store that runs test hooks around some calls and passes everything to `inner`: a ping that takes its time, a
-/// count of claims, counts of API key and app reads.
+/// count of claims, counts of API key, app and device reads.
 public struct HookedGatewayStore: GatewayStore {
     let inner: any GatewayStore
     let beforePing: @Sendable () async throws -> Void
     let afterClaim: @Sendable ([ClaimedJob]) -> Void
     let beforeAPIKey: @Sendable (String) -> Void
     let beforeApp: @Sendable (String) -> Void
+    let beforeDevices: @Sendable ([String]) -> Void
 
     /// - Parameters:
     ///   - inner: The store that does the work.
@@ -17,17 +18,20 @@ public struct HookedGatewayStore: GatewayStore {
     ///   - afterClaim: Sees what each `claim` returned.
     ///   - beforeAPIKey: Sees the id of each `apiKey(id:)` read.
     ///   - beforeApp: Sees the id of each `app(id:)` read.
+    ///   - beforeDevices: Sees the ids of each `devices(appID:deviceIDs:)` read.
     public init(
         inner: any GatewayStore, beforePing: @escaping @Sendable () async throws -> Void = {},
         afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in },
         beforeAPIKey: @escaping @Sendable (String) -> Void = { _ in },
-        beforeApp: @escaping @Sendable (String) -> Void = { _ in }
+        beforeApp: @escaping @Sendable (String) -> Void = { _ in },
+        beforeDevices: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.inner = inner
         self.beforePing = beforePing
         self.afterClaim = afterClaim
         self.beforeAPIKey = beforeAPIKey
         self.beforeApp = beforeApp
+        self.beforeDevices = beforeDevices
     }
 
     public func ping() async throws {
@@ -64,7 +68,8 @@ public struct HookedGatewayStore: GatewayStore {
         try await inner.device(appID: appID, deviceID: deviceID)
     }
     public func devices(appID: String, deviceIDs: [String]) async throws -> [StoredDevice] {
-        try await inner.devices(appID: appID, deviceIDs: deviceIDs)
+        beforeDevices(deviceIDs)
+        return try await inner.devices(appID: appID, deviceIDs: deviceIDs)
     }
     public func devices(appID: String, userIDs: [String]) async throws -> [StoredDevice] {
         try await inner.devices(appID: appID, userIDs: userIDs)

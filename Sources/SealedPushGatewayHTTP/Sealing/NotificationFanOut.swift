@@ -31,6 +31,15 @@ struct NotificationFanOut: Sendable {
     /// The apps read in the last second: a stream of sends reads its app once a second, not once each (a change to an
     /// app — new credentials, a rotated identity, its removal — reaches sends within that second).
     let apps = RecentlyRead<GatewayApp>()
+    /// The devices read in the last second, by ``deviceKey(appID:deviceID:)``: a stream of sends to the same devices
+    /// reads each once a second. What a kept record decides is only the key sealed to and the platform's format: the
+    /// token, and whether the device is still registered, are read again in the enqueue's transaction. A device this
+    /// node registers or removes is dropped at once (``GatewayHTTPServer``); one changed by another node is sealed
+    /// to as it was for up to that second, as a send that raced the change would be.
+    let devices = RecentlyRead<StoredDevice>(capacity: 100_000)
+
+    /// The key of a device in ``devices``.
+    static func deviceKey(appID: String, deviceID: String) -> String { appID + "/" + deviceID }
 
     /// Seals and enqueues; answers after the commit.
     /// - Parameters:
@@ -61,8 +70,7 @@ struct NotificationFanOut: Sendable {
             throw GatewayAPIError.notFound("app \(appID) is not configured in this gateway")
         }
         var named = request.devices
-        let found = try await calls.run("devices") { [named] in try await $0.devices(appID: appID, deviceIDs: named) }
-        var byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        var byID = try await readDevices(appID: appID, deviceIDs: named)
         if skipMissingDevices {
             named = named.filter { byID[$0].map { $0.unregisteredAt == nil } ?? false }
             if named.isEmpty { return nil }
@@ -193,6 +201,25 @@ struct NotificationFanOut: Sendable {
         if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
         if !result.replayed { metrics.accepted.increment() }
         return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
+    }
+
+    /// The named devices that exist, by id: those read in the last second from ``devices``, the others from the
+    /// store in one read (and kept).
+    private func readDevices(appID: String, deviceIDs: [String]) async throws -> [String: StoredDevice] {
+        let keys = deviceIDs.map { Self.deviceKey(appID: appID, deviceID: $0) }
+        var byID: [String: StoredDevice] = [:]
+        for (_, device) in devices.kept(ids: keys) { byID[device.deviceID] = device }
+        let missing = deviceIDs.filter { byID[$0] == nil }
+        guard !missing.isEmpty else { return byID }
+        let readAt = ContinuousClock.now
+        let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: missing) }
+        var fresh: [String: StoredDevice] = [:]
+        for device in found where byID[device.deviceID] == nil {
+            byID[device.deviceID] = device
+            fresh[Self.deviceKey(appID: appID, deviceID: device.deviceID)] = device
+        }
+        devices.keep(fresh, readAt: readAt)
+        return byID
     }
 
     /// The earlier answer for an idempotency key, if the app used it with the same body.

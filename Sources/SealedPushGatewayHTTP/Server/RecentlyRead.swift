@@ -2,8 +2,8 @@ import Foundation
 
 /// Store records read in the last ``lifetime``, by id, so a backend's stream of requests costs one store read a
 /// second per record instead of one each (a read hop on SQLite, a round trip on PostgreSQL, for every send). The API
-/// keys of ``BearerAuthenticator`` and the apps of ``NotificationFanOut`` are kept this way (a second), and the
-/// receipt senders of ``ReceiptIntake`` (30 s).
+/// keys of ``BearerAuthenticator``, the apps and devices of ``NotificationFanOut`` are kept this way (a second), and
+/// the receipt senders of ``ReceiptIntake`` (30 s).
 ///
 /// Only what the store returned is kept, and only records that exist (ids that find nothing are read every time, so
 /// a stream of made-up ids cannot fill the memory). The price: a record changed or removed in the store, by this
@@ -46,6 +46,34 @@ final class RecentlyRead<Record: Sendable>: @unchecked Sendable {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[id] = Entry(record: record, readAt: readAt)
         }
+    }
+
+    /// The records kept for these ids (read within ``lifetime``); ids with none kept are left out.
+    func kept(ids: [String]) -> [String: Record] {
+        let now = ContinuousClock.now
+        return lock.withLock {
+            var found: [String: Record] = [:]
+            for id in ids {
+                if let entry = entries[id], entry.readAt.duration(to: now) < lifetime { found[id] = entry.record }
+            }
+            return found
+        }
+    }
+
+    /// Keeps records read together from the store.
+    /// - Parameters:
+    ///   - records: The records by id.
+    ///   - readAt: When the read began (their age counts from there).
+    func keep(_ records: [String: Record], readAt: ContinuousClock.Instant) {
+        lock.withLock {
+            if entries.count + records.count > capacity { entries.removeAll(keepingCapacity: true) }
+            for (id, record) in records { entries[id] = Entry(record: record, readAt: readAt) }
+        }
+    }
+
+    /// Drops the record kept for this id (this node changed it in the store).
+    func forget(id: String) {
+        _ = lock.withLock { entries.removeValue(forKey: id) }
     }
 
     /// The record with this id: kept, or read by `read` (and kept when it exists).

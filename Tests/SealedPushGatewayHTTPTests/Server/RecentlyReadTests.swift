@@ -42,4 +42,20 @@ import Testing
         #expect(try await small.record(id: "p", read: { 9 }) == 9)
         #expect(try await small.record(id: "r", read: { 8 }) == 2)
     }
+
+    /// Records kept together (a send's devices): only those kept and still within their lifetime are answered; a
+    /// forgotten one is read again.
+    @Test func keptTogetherAndForgotten() async throws {
+        let cache = RecentlyRead<Int>(lifetime: .seconds(60))
+        cache.keep(["a": 1, "b": 2], readAt: .now)
+        cache.keep(["old": 3], readAt: .now - .seconds(61))
+        #expect(cache.kept(ids: ["a", "b", "c", "old"]) == ["a": 1, "b": 2])
+        cache.forget(id: "a")
+        #expect(cache.kept(ids: ["a", "b"]) == ["b": 2])
+        #expect(try await cache.record(id: "a", read: { 5 }) == 5)
+        let small = RecentlyRead<Int>(lifetime: .seconds(60), capacity: 3)
+        small.keep(["p": 1, "q": 2], readAt: .now)
+        small.keep(["r": 3, "s": 4], readAt: .now)  // past the capacity: the memory starts over
+        #expect(small.kept(ids: ["p", "q", "r", "s"]) == ["r": 3, "s": 4])
+    }
 }

@@ -86,6 +86,50 @@ struct SendAndStatusTests {
         }
     }
 
+    /// A stream of sends to the same device reads it from the store about once a second, not once a send.
+    @Test(arguments: Backend.available)
+    func sendsReadTheirDevicesOnceASecond(_ backend: Backend) async throws {
+        let reads = ReadCounter()
+        try await GatewayTestServer.with(
+            backend, wrapStore: { HookedGatewayStore(inner: $0, beforeDevices: { _ in reads.read("d1") }) }
+        ) { server in
+            try await server.registerDevice("d1")
+            reads.start()
+            for _ in 0..<30 {
+                let sent = try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
+                    json: ["devices": ["d1"], "content": ["body": "hi"]])
+                #expect(sent.status == 202)
+            }
+            reads.expectAboutOnceASecond("30 sends")
+        }
+    }
+
+    /// A device this node re-registers is sealed to under its new key by the very next send, though the send before
+    /// it read the old registration less than a second ago (the devices read in the last second are dropped when
+    /// this node changes them); a device this node removes is refused at once, as before.
+    @Test(arguments: Backend.available)
+    func reRegistrationReachesTheNextSendAtOnce(_ backend: Backend) async throws {
+        try await GatewayTestServer.with(backend) { server in
+            let key = server.keys["app1"]!
+            let path = "/v1/apps/app1/notifications"
+            let old = try await server.registerDevice("phone")
+            #expect(try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "one"]]).status == 202)
+            let new = try await server.registerDevice("phone")
+            #expect(try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "two"]]).status == 202)
+            let jobs = try await server.store.claim(owner: "t", limit: 10, leaseDuration: .seconds(60), now: Date())
+            #expect(jobs.count == 2)
+            let bodies = Set(jobs.compactMap { try? server.open($0.body.bytes, with: new).body })
+            #expect(bodies == ["two"])  // the second send is sealed to the new key
+            #expect(jobs.compactMap { try? server.open($0.body.bytes, with: old).body } == ["one"])
+
+            #expect(try await server.client.send("DELETE", "/v1/apps/app1/devices/phone", key: key).status == 204)
+            let refused = try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "three"]])
+            #expect(refused.status == 422)
+            #expect(refused.json["code"] as? String == "unknownDevice")
+        }
+    }
+
     @Test(arguments: Backend.available)
     func lastRegistrationIsSealedTo(_ backend: Backend) async throws {
         try await GatewayTestServer.with(backend) { server in
