@@ -35,8 +35,9 @@ struct NotificationFanOut: Sendable {
     /// reads each once a second. What a kept record decides is only the key sealed to and the platform's format: the
     /// token, and whether the device is still registered, are read again in the enqueue's transaction. A device this
     /// node registers or removes is dropped at once (``GatewayHTTPServer``); one changed by another node is sealed
-    /// to as it was for up to that second, as a send that raced the change would be.
-    let devices = RecentlyRead<StoredDevice>(capacity: 100_000)
+    /// to as it was for up to that second, as a send that raced the change would be. At most 10,000 are kept (a few
+    /// MB); past that the memory starts over, and sends to more devices than that in a second read them as before.
+    let devices = RecentlyRead<StoredDevice>(capacity: 10_000)
 
     /// The key of a device in ``devices``.
     static func deviceKey(appID: String, deviceID: String) -> String { appID + "/" + deviceID }
