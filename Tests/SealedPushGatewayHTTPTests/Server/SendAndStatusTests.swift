@@ -68,40 +68,28 @@ struct SendAndStatusTests {
         }
     }
 
-    /// A stream of sends reads its app from the store about once a second, not once a send.
+    /// A stream of sends reads its app and its device from the store about once a second each, not once a send.
     @Test(arguments: Backend.available)
-    func sendsReadTheirAppOnceASecond(_ backend: Backend) async throws {
-        let reads = ReadCounter()
-        try await GatewayTestServer.with(backend, wrapStore: { HookedGatewayStore(inner: $0, beforeApp: reads.read) }) {
-            server in
-            try await server.registerDevice("d1")
-            reads.start()
-            for _ in 0..<30 {
-                let sent = try await server.client.send(
-                    "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
-                    json: ["devices": ["d1"], "content": ["body": "hi"]])
-                #expect(sent.status == 202)
-            }
-            reads.expectAboutOnceASecond("30 sends")
-        }
-    }
-
-    /// A stream of sends to the same device reads it from the store about once a second, not once a send.
-    @Test(arguments: Backend.available)
-    func sendsReadTheirDevicesOnceASecond(_ backend: Backend) async throws {
-        let reads = ReadCounter()
+    func sendsReadTheirAppAndDeviceOnceASecond(_ backend: Backend) async throws {
+        let appReads = ReadCounter()
+        let deviceReads = ReadCounter()
         try await GatewayTestServer.with(
-            backend, wrapStore: { HookedGatewayStore(inner: $0, beforeDevices: { _ in reads.read("d1") }) }
+            backend,
+            wrapStore: {
+                HookedGatewayStore(inner: $0, beforeApp: appReads.read, beforeDevices: { _ in deviceReads.read("d1") })
+            }
         ) { server in
             try await server.registerDevice("d1")
-            reads.start()
+            appReads.start()
+            deviceReads.start()
             for _ in 0..<30 {
                 let sent = try await server.client.send(
                     "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
                     json: ["devices": ["d1"], "content": ["body": "hi"]])
                 #expect(sent.status == 202)
             }
-            reads.expectAboutOnceASecond("30 sends")
+            appReads.expectAboutOnceASecond("30 sends (the app)")
+            deviceReads.expectAboutOnceASecond("30 sends (the device)")
         }
     }
 
