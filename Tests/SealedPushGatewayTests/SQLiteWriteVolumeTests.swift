@@ -62,7 +62,8 @@ struct SQLiteWriteVolumeTests {
             let devices = keys.keys.sorted()
             func batch() throws -> [NewNotification] {
                 try devices.map { deviceID in
-                    try fixtures.notification(appID: "alpha", to: [deviceID: keys[deviceID]!], id: TimeOrderedUUID.make())
+                    try fixtures.notification(
+                        appID: "alpha", to: [deviceID: keys[deviceID]!], id: TimeOrderedUUID.make())
                 }
             }
             for _ in 1...250 {

@@ -70,8 +70,9 @@ public struct NewNotification: Sendable, Hashable {
     ///   - requestDigest: The request's digest, kept with the idempotency key.
     ///   - lease: Enqueue the jobs claimed under this lease (``lease``); nil: queued.
     public init(
-        id: UUID = TimeOrderedUUID.make(), appID: String, idempotencyKey: String? = nil, priority: Int = 10, collapseID: String? = nil,
-        createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil, lease: JobLease? = nil
+        id: UUID = TimeOrderedUUID.make(), appID: String, idempotencyKey: String? = nil, priority: Int = 10,
+        collapseID: String? = nil, createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil,
+        lease: JobLease? = nil
     ) {
         self.lease = lease
         self.id = id

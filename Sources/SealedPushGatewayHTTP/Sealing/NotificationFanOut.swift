@@ -58,8 +58,9 @@ struct NotificationFanOut: Sendable {
     /// - Returns: What the send answers; nil only with `skipMissingDevices` when no device is left.
     /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
     func send(
-        appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?, id: UUID = TimeOrderedUUID.make(),
-        stampID: Bool = true, skipMissingDevices: Bool = false, background: Bool = false
+        appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?,
+        id: UUID = TimeOrderedUUID.make(), stampID: Bool = true, skipMissingDevices: Bool = false,
+        background: Bool = false
     ) async throws -> Accepted? {
         if let idempotencyKey,
             let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)

@@ -238,7 +238,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         }
         let now = clock()
         let removed = try await calls.run("removeDevices") { try await $0.removeDevices(appID: appID, userID: userID, now: now) }
-        for deviceID in removed { fanOut.devices.forget(id: NotificationFanOut.deviceKey(appID: appID, deviceID: deviceID)) }
+        for removedID in removed {
+            fanOut.devices.forget(id: NotificationFanOut.deviceKey(appID: appID, deviceID: removedID))
+        }
         return try JSONResponse.make(.ok, UserDevicesRemovedModel(userId: userID, devicesRemoved: removed))
     }
 

@@ -60,11 +60,12 @@ final class RecentlyRead<Record: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Keeps records read together from the store.
+    /// Keeps records read together from the store (none when they are more than ``capacity``).
     /// - Parameters:
     ///   - records: The records by id.
     ///   - readAt: When the read began (their age counts from there).
     func keep(_ records: [String: Record], readAt: ContinuousClock.Instant) {
+        guard records.count <= capacity else { return }
         lock.withLock {
             if entries.count + records.count > capacity { entries.removeAll(keepingCapacity: true) }
             for (id, record) in records { entries[id] = Entry(record: record, readAt: readAt) }

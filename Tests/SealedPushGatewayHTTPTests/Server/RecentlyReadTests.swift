@@ -57,5 +57,7 @@ import Testing
         small.keep(["p": 1, "q": 2], readAt: .now)
         small.keep(["r": 3, "s": 4], readAt: .now)  // past the capacity: the memory starts over
         #expect(small.kept(ids: ["p", "q", "r", "s"]) == ["r": 3, "s": 4])
+        small.keep(["w": 1, "x": 2, "y": 3, "z": 4], readAt: .now)  // more than it may hold: kept none
+        #expect(small.kept(ids: ["r", "s", "w", "x", "y", "z"]) == ["r": 3, "s": 4])
     }
 }

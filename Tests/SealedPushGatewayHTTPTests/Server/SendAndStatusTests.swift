@@ -100,11 +100,15 @@ struct SendAndStatusTests {
     func reRegistrationReachesTheNextSendAtOnce(_ backend: Backend) async throws {
         try await GatewayTestServer.with(backend) { server in
             let key = server.keys["app1"]!
-            let path = "/v1/apps/app1/notifications"
+            func send(_ text: String) async throws -> HTTPExchange {
+                try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: key,
+                    json: ["devices": ["phone"], "content": ["body": text]])
+            }
             let old = try await server.registerDevice("phone")
-            #expect(try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "one"]]).status == 202)
+            #expect(try await send("one").status == 202)
             let new = try await server.registerDevice("phone")
-            #expect(try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "two"]]).status == 202)
+            #expect(try await send("two").status == 202)
             let jobs = try await server.store.claim(owner: "t", limit: 10, leaseDuration: .seconds(60), now: Date())
             #expect(jobs.count == 2)
             let bodies = Set(jobs.compactMap { try? server.open($0.body.bytes, with: new).body })
@@ -112,7 +116,7 @@ struct SendAndStatusTests {
             #expect(jobs.compactMap { try? server.open($0.body.bytes, with: old).body } == ["one"])
 
             #expect(try await server.client.send("DELETE", "/v1/apps/app1/devices/phone", key: key).status == 204)
-            let refused = try await server.client.send("POST", path, key: key, json: ["devices": ["phone"], "content": ["body": "three"]])
+            let refused = try await send("three")
             #expect(refused.status == 422)
             #expect(refused.json["code"] as? String == "unknownDevice")
         }

@@ -20,7 +20,9 @@ struct TimeOrderedUUIDTests {
     /// Ids of later milliseconds sort after earlier ones, as bytes and as the lowercase text the store keeps.
     @Test func laterIdsSortAfter() {
         // Each in a millisecond of its own (the half keeps the division's rounding inside it).
-        let ids = (0..<500).map { TimeOrderedUUID.make(now: Date(timeIntervalSince1970: (1_800_000_000_000.5 + Double($0)) / 1000)) }
+        let ids = (0..<500).map {
+            TimeOrderedUUID.make(now: Date(timeIntervalSince1970: (1_800_000_000_000.5 + Double($0)) / 1000))
+        }
         let texts = ids.map { $0.uuidString.lowercased() }
         #expect(texts == texts.sorted())
     }
