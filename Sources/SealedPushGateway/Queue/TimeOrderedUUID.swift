@@ -19,21 +19,17 @@ public enum TimeOrderedUUID {
     public static func make(now: Date = Date()) -> UUID {
         var generator = SystemRandomNumberGenerator()
         let millis = UInt64(max(0, (now.timeIntervalSince1970 * 1000).rounded(.down))) & 0xFFFF_FFFF_FFFF
-        let randomA = generator.next() as UInt64  // 12 bits used
-        let randomB = generator.next() as UInt64  // 62 bits used
-        let time = millis.bigEndianBytes.suffix(6)
-        let b = randomB.bigEndianBytes
+        let time = millis << 16  // the 48 bits at the top
+        let a = generator.next() as UInt64  // 12 bits used
+        let b = generator.next() as UInt64  // 62 bits used
+        // Byte `index` of `value`, most significant first.
+        func byte(_ value: UInt64, _ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
         return UUID(
             uuid: (
-                time[time.startIndex], time[time.startIndex + 1], time[time.startIndex + 2],
-                time[time.startIndex + 3], time[time.startIndex + 4], time[time.startIndex + 5],
-                0x70 | UInt8(truncatingIfNeeded: randomA >> 8) & 0x0F, UInt8(truncatingIfNeeded: randomA),
-                0x80 | b[0] & 0x3F, b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+                byte(time, 0), byte(time, 1), byte(time, 2), byte(time, 3), byte(time, 4), byte(time, 5),
+                0x70 | byte(a, 6) & 0x0F, byte(a, 7),
+                0x80 | byte(b, 0) & 0x3F, byte(b, 1), byte(b, 2), byte(b, 3), byte(b, 4), byte(b, 5), byte(b, 6),
+                byte(b, 7)
             ))
     }
-}
-
-extension UInt64 {
-    /// The eight bytes, most significant first.
-    fileprivate var bigEndianBytes: [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: self >> (56 - 8 * $0)) } }
 }

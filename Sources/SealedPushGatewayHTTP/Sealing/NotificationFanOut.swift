@@ -37,10 +37,19 @@ struct NotificationFanOut: Sendable {
     /// node registers or removes is dropped at once (``GatewayHTTPServer``); one changed by another node is sealed
     /// to as it was for up to that second, as a send that raced the change would be. At most 10,000 are kept (a few
     /// MB); past that the memory starts over, and sends to more devices than that in a second read them as before.
-    let devices = RecentlyRead<StoredDevice>(capacity: 10_000)
+    private let devices = RecentlyRead<StoredDevice>(capacity: 10_000)
 
     /// The key of a device in ``devices``.
-    static func deviceKey(appID: String, deviceID: String) -> String { appID + "/" + deviceID }
+    private static func deviceKey(appID: String, deviceID: String) -> String { appID + "/" + deviceID }
+
+    /// Drops the devices this node just changed in the store (registered, removed, or whose token another device
+    /// took), so the next send reads them afresh.
+    /// - Parameters:
+    ///   - appID: Their app.
+    ///   - deviceIDs: Their ids.
+    func forgetDevices(appID: String, _ deviceIDs: [String]) {
+        for deviceID in deviceIDs { devices.forget(id: Self.deviceKey(appID: appID, deviceID: deviceID)) }
+    }
 
     /// Seals and enqueues; answers after the commit.
     /// - Parameters:
@@ -216,7 +225,7 @@ struct NotificationFanOut: Sendable {
         let readAt = ContinuousClock.now
         let found = try await calls.run("devices") { try await $0.devices(appID: appID, deviceIDs: missing) }
         var fresh: [String: StoredDevice] = [:]
-        for device in found where byID[device.deviceID] == nil {
+        for device in found {
             byID[device.deviceID] = device
             fresh[Self.deviceKey(appID: appID, deviceID: device.deviceID)] = device
         }

@@ -204,9 +204,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 appID: appID, deviceID: deviceID, address: device.address, registration: device.registration,
                 userID: device.userID, now: now)
         }
-        for changed in [deviceID] + result.tokenTakenFrom {
-            fanOut.devices.forget(id: NotificationFanOut.deviceKey(appID: appID, deviceID: changed))
-        }
+        fanOut.forgetDevices(appID: appID, [deviceID] + result.tokenTakenFrom)
         return try JSONResponse.make(result.created ? .created : .ok, DeviceModel(result.device))
     }
 
@@ -225,7 +223,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         let now = clock()
         guard try await calls.run("removeDevice", { try await $0.removeDevice(appID: appID, deviceID: deviceID, now: now) })
         else { throw GatewayAPIError.notFound("no such device in this app") }
-        fanOut.devices.forget(id: NotificationFanOut.deviceKey(appID: appID, deviceID: deviceID))
+        fanOut.forgetDevices(appID: appID, [deviceID])
         return Response(status: .noContent)
     }
 
@@ -238,9 +236,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         }
         let now = clock()
         let removed = try await calls.run("removeDevices") { try await $0.removeDevices(appID: appID, userID: userID, now: now) }
-        for removedID in removed {
-            fanOut.devices.forget(id: NotificationFanOut.deviceKey(appID: appID, deviceID: removedID))
-        }
+        fanOut.forgetDevices(appID: appID, removed)
         return try JSONResponse.make(.ok, UserDevicesRemovedModel(userId: userID, devicesRemoved: removed))
     }
 
