@@ -1,11 +1,12 @@
 import Foundation
+import GRDB
 import SealedPushCore
 @testable import SealedPushGateway
 import Testing
 
-/// Migration 7 rebuilds the SQLite jobs table (its CHECK constraint cannot be altered): a database with jobs at
-/// version 6 keeps every job, its id and state, and the id sequence.
-@Suite("SQLite migration 7")
+/// Migrations that rebuild a table SQLite cannot alter: 7 the jobs table (its CHECK constraint), 12 `job_messages`
+/// (its key). A database with jobs keeps every job, its id and state, the id sequence, and each job's message id.
+@Suite("SQLite migrations 7 and 12")
 struct SQLiteMigrationTests {
     @Test func rebuildKeepsJobsAndIDs() async throws {
         let harness = try SQLiteHarness()
@@ -43,6 +44,38 @@ struct SQLiteMigrationTests {
         #expect(all.map(\.id).sorted() == [4, 5, 6])
         // The rebuilt table takes the new state.
         #expect(try await store.withdraw(appID: "alpha", notificationID: fresh.id, now: StoreFixtures.now)?.withdrawnNow == 3)
+        try await store.close()
+        try await harness.tearDown()
+    }
+
+    /// Migration 12 rebuilds `job_messages` keyed by the job's row id and keeps `jobs_device` for open jobs only:
+    /// every job's message and key id survive, and a device's open jobs still end when it is unregistered.
+    @Test func migration12KeepsMessageIDs() async throws {
+        let harness = try SQLiteHarness()
+        let store = try SQLiteGatewayStore(path: harness.path)
+        #expect(try await store.migrate(upTo: 11) == 11)
+        try await store.putApp(StoreFixtures.app("alpha"), now: StoreFixtures.now)
+        let keys = try await StoreFixtures.register(["a", "b", "c"], in: "alpha", store)
+        let fixtures = try StoreFixtures()
+        let first = try fixtures.notification(appID: "alpha", to: keys)
+        let second = try fixtures.notification(appID: "alpha", to: keys)
+        _ = try await store.enqueue(first)
+        _ = try await store.enqueue(second)
+        let messages: @Sendable (GRDB.Database) throws -> [[String]] = { db in
+            try GRDB.Row.fetchAll(db, sql: "SELECT job_id, message_id, key_id FROM job_messages ORDER BY job_id").map {
+                ["\($0[0] as Int64)", $0[1], $0[2]]
+            }
+        }
+        let before = try await store.read("job messages", messages)
+        #expect(before.count == 6)
+        #expect(try await store.migrate() == (SQLiteMigrations.all.last?.version ?? 0) - 11)
+        #expect(try await store.read("job messages", messages) == before)
+
+        #expect(try await store.markDeviceUnregistered(appID: "alpha", deviceID: "b", reason: "Unregistered", at: StoreFixtures.now))
+        for notification in [first, second] {
+            let status = try #require(try await store.notificationStatus(appID: "alpha", notificationID: notification.id))
+            #expect(status.deliveries.map(\.state) == [.queued, .unregistered, .queued])
+        }
         try await store.close()
         try await harness.tearDown()
     }

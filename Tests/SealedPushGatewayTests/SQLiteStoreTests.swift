@@ -1,5 +1,6 @@
 import Foundation
-import SealedPushGateway
+import GRDB
+@testable import SealedPushGateway
 import Testing
 
 /// The store contract on SQLite: a real database file (and its WAL) in a temporary directory.
@@ -48,5 +49,21 @@ struct SQLiteStoreTests {
         #expect(FileManager.default.fileExists(atPath: harness.path + "-wal"))
         try await store.close()
         try await harness.tearDown()
+    }
+
+    /// A device's open jobs (ended when it is unregistered or removed) are found through `jobs_device`, which since
+    /// migration 12 keeps only open jobs: SQLite reads a partial index only for a statement that states its condition.
+    @Test func aDevicesOpenJobsAreFoundThroughTheirIndex() async throws {
+        let harness = try SQLiteHarness()
+        try await withMigratedStore(harness) { migrated, _ in
+            let store = try #require(migrated as? SQLiteGatewayStore)
+            let plan = try await store.read("explaining a device's open jobs") { db in
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + SQLiteGatewayStore.endOpenJobsSQL,
+                    arguments: ["DeviceUnregistered", 0, "alpha", "device-1"]
+                ).map { $0["detail"] as String }
+            }
+            #expect(plan == ["SEARCH jobs USING INDEX jobs_device (app_id=? AND device_id=?)"], "\(plan)")
+        }
     }
 }

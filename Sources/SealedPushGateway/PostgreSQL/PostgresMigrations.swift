@@ -87,5 +87,14 @@ enum PostgresMigrations {
                     autovacuum_vacuum_insert_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.02)
                 """
             ]),
+        // `jobs_device` serves only a device's open jobs (when it is unregistered or removed). Keeping only those, a
+        // finish no longer adds an entry for the job's new row version (a claim's and a finish's updates are not
+        // heap-only: `jobs_app_due` holds the state), and the index stays the size of the queue.
+        Migration(
+            version: 13, name: "jobs by device: only open jobs",
+            statements: [
+                "DROP INDEX jobs_device",
+                "CREATE INDEX jobs_device ON jobs (app_id, device_id) WHERE state IN ('queued', 'claimed')",
+            ]),
     ]
 }

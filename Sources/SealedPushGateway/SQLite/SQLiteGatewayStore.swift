@@ -992,14 +992,17 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     private static func endOpenJobs(appID: String, deviceID: String, reason: String, now: Date, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
-                    lease_expires_at = NULL, updated_at = ?
-                WHERE app_id = ? AND device_id = ? AND state IN ('queued', 'claimed')
-                """,
-            arguments: [reason, Millis.from(now), appID, deviceID])
+        try db.execute(sql: endOpenJobsSQL, arguments: [reason, Millis.from(now), appID, deviceID])
     }
+
+    /// Ends a device's open jobs (arguments: reason, now, app, device). Its `state IN ('queued', 'claimed')` is also
+    /// the condition of the partial `jobs_device` index: SQLite reads a partial index only for a statement whose
+    /// `WHERE` implies the index's.
+    static let endOpenJobsSQL = """
+        UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
+            lease_expires_at = NULL, updated_at = ?
+        WHERE app_id = ? AND device_id = ? AND state IN ('queued', 'claimed')
+        """
 
     private static func app(_ row: Row) -> GatewayApp {
         let projectID: String? = row["fcm_project_id"]

@@ -68,6 +68,27 @@ enum SQLiteMigrations {
                 "DROP INDEX jobs_device",
                 "CREATE INDEX jobs_device ON jobs (app_id, device_id)",
             ]),
+        // A one-device send wrote about four random leaves: its device's in `jobs_device`, its message id's in
+        // `job_messages_message`, and a second index of `job_messages` (a `BIGINT PRIMARY KEY` is not SQLite's row
+        // id). `jobs_device` serves only a device's open jobs (when it is unregistered or removed), so it keeps only
+        // those: a few hundred entries on a few pages that a group commit's sends share, instead of one leaf per
+        // device in an index of every job ever kept. `job_messages` is keyed by its row id, the job's id.
+        // Measured (`SQLiteWriteVolumeTests`): a group commit of 16 sends, 62 → 33 pages.
+        Migration(
+            version: 12, name: "jobs by device: only open jobs; job message ids keyed by the job's row id",
+            statements: [
+                "DROP INDEX jobs_device",
+                "CREATE INDEX jobs_device ON jobs (app_id, device_id) WHERE state IN ('queued', 'claimed')",
+                """
+                CREATE TABLE job_messages_new (
+                    job_id INTEGER PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE, app_id TEXT NOT NULL,
+                    message_id TEXT NOT NULL, key_id TEXT NOT NULL)
+                """,
+                "INSERT INTO job_messages_new (job_id, app_id, message_id, key_id) SELECT job_id, app_id, message_id, key_id FROM job_messages",
+                "DROP TABLE job_messages",
+                "ALTER TABLE job_messages_new RENAME TO job_messages",
+                "CREATE UNIQUE INDEX job_messages_message ON job_messages (app_id, message_id)",
+            ]),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with
