@@ -94,11 +94,12 @@ end
 if pace > 0 then delay = function() return pace end end
 LUA
 
-metric() {  # the sum of a counter over its labels (and over the nodes)
-    local a total=0
+metric() {  # the sum of a counter over its labels (and over the nodes); a second argument keeps only the lines
+    local a total=0  # that contain it (a label, e.g. path="claim")
     for a in "${apis[@]}"; do
         total=$(( total + $(curl -sS "${a%/v1/apps/load}/metrics" |
-            awk -v name="$1" '$1 == name || index($1, name "{") == 1 { t += $2 } END { printf "%d", t }') ))
+            awk -v name="$1" -v only="${2:-}" '($1 == name || index($1, name "{") == 1) && index($1, only) { t += $2 }
+                END { printf "%d", t }') ))
     done
     printf "%d" "$total"
 }
@@ -158,6 +159,8 @@ cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
 cap_cpu=$(python3 -c "print(($(cpu_seconds) - $cpu_before) * 1000 / $cap_accepted)")
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
+cap_handed=$(metric sealedpush_gateway_jobs_started_total 'path="handover"')
+cap_claimed=$(metric sealedpush_gateway_jobs_started_total 'path="claim"')
 
 half=${RATE:-$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")}
 pace=$(python3 -c "print(max(1, round(16 * 1000 / $half)))")
@@ -195,7 +198,7 @@ fi
 
 python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
-    "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" <<'PY'
+    "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
@@ -203,6 +206,7 @@ cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered =
     int(sys.argv[9]), float(sys.argv[10]), float(sys.argv[11]), float(sys.argv[12]), int(sys.argv[13]), int(sys.argv[14]), float(sys.argv[15]))
 half_requests, half_rate, half_p50, half_p99, half_bad = (
     int(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), float(sys.argv[19]), int(sys.argv[20]))
+cap_handed, cap_claimed = int(sys.argv[21]), int(sys.argv[22])
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
@@ -223,6 +227,7 @@ print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | 
       f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
 print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `sealed-push send` (sealing each, 128 in flight, "
       f"same emulator): {bare_rate:,.0f}/s; gateway delivered / bare: {cap_delivered / bare_rate:.2f}x")
+print(f"capacity phase: {cap_handed:,} jobs handed over at enqueue, {cap_claimed:,} claimed from the queue")
 print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
       f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
 ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000

@@ -150,6 +150,54 @@ enum NodeAndTokenContract {
         }
     }
 
+    /// A job is committed only if its device still has the registration it was sealed to (its key id, and the
+    /// platform of its body's form): a sender may seal from a device record it read earlier, and a device registered
+    /// again meanwhile refuses that notification alone (`deviceKeyChanged`, nothing written), never commits an
+    /// envelope its device cannot open. A job without a key id is not checked.
+    static func enqueueChecksTheRegistrationSealedTo(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            var keys = try await StoreFixtures.register(["a", "b"], in: "alpha", store)
+            let (newKey, registration) = try StoreFixtures.registration()
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "a", apnsToken: StoreFixtures.token(0), environment: .sandbox,
+                registration: registration, now: now.addingTimeInterval(1))
+            let stale = try fixtures.notification(appID: "alpha", to: ["b": keys["b"]!, "a": keys["a"]!])
+            let toB = try fixtures.notification(appID: "alpha", to: ["b": keys["b"]!])
+            let results = try await store.enqueueBatch([stale, toB])
+            #expect(throws: Never.self) { try results[1].get() }
+            guard case .failure(let refused) = results[0] else {
+                Issue.record("a job sealed to a replaced key was committed")
+                return
+            }
+            #expect(refused.code == .deviceKeyChanged && refused.field == "devices[0]", "\(refused)")  // "a" sorts first
+            #expect(try await store.notificationStatus(appID: "alpha", notificationID: stale.id) == nil)
+            await #expect(throws: GatewayStoreError.self) { try await store.enqueue(stale) }
+
+            keys["a"] = newKey
+            #expect(try await store.enqueue(try fixtures.notification(appID: "alpha", to: keys)).jobCount == 2)
+            // Unchecked without a key id (what a sender that does not say which key it sealed to enqueues).
+            var unchecked = stale
+            unchecked.jobs = unchecked.jobs.map { job in
+                var job = job
+                job.keyID = nil
+                job.messageID = nil
+                return job
+            }
+            #expect(try await store.enqueue(unchecked).jobCount == 2)
+
+            // The current key, but in the other platform's form: the device is an iPhone.
+            var wrongPlatform = try fixtures.notification(appID: "alpha", to: ["b": keys["b"]!])
+            let envelope = try APNsPayload.extractEnvelope(fromBody: wrongPlatform.jobs[0].body.bytes)
+            wrongPlatform.jobs[0].body = try SealedBody(fcmEnvelopeText: Base64URL.encode(envelope))
+            let platform = try await store.enqueueBatch([wrongPlatform])
+            guard case .failure(let changed) = platform[0] else {
+                Issue.record("an FCM body was committed for an APNs device")
+                return
+            }
+            #expect(changed.code == .deviceKeyChanged)
+        }
+    }
+
     /// Jobs enqueued under a lease (a node handing a send's jobs to its own delivery, `DeliveryService.reserve`)
     /// go in claimed by the lease's owner and come back as a claim would hand them: the expectation is a claim of
     /// the same notification enqueued without a lease. Jobs of unregistered devices stay `unregistered`; nobody

@@ -40,6 +40,7 @@ struct PostgresStoreTests {
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(PostgresHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(PostgresHarness()) }
     @Test func enqueueUnderLease() async throws { try await NodeAndTokenContract.enqueueUnderLease(PostgresHarness()) }
+    @Test func enqueueChecksTheRegistrationSealedTo() async throws { try await NodeAndTokenContract.enqueueChecksTheRegistrationSealedTo(PostgresHarness()) }
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(PostgresHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(PostgresHarness()) }
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(PostgresHarness()) }

@@ -34,6 +34,7 @@ struct SQLiteStoreTests {
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(SQLiteHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(SQLiteHarness()) }
     @Test func enqueueUnderLease() async throws { try await NodeAndTokenContract.enqueueUnderLease(SQLiteHarness()) }
+    @Test func enqueueChecksTheRegistrationSealedTo() async throws { try await NodeAndTokenContract.enqueueChecksTheRegistrationSealedTo(SQLiteHarness()) }
     @Test func fcmBodiesMustBeSealed() throws { try PlatformContract.fcmBodiesMustBeSealed() }
     @Test func appsKeepFCMCredentials() async throws { try await PlatformContract.appsKeepFCMCredentials(SQLiteHarness()) }
     @Test func devicesOnBothPlatforms() async throws { try await PlatformContract.devicesOnBothPlatforms(SQLiteHarness()) }

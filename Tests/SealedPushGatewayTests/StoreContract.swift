@@ -193,10 +193,12 @@ enum StoreContract {
     static func appsAreIsolated(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
             let alphaKeys = try await StoreFixtures.register(["shared", "only-alpha"], in: "alpha", store)
-            let betaKeys = try await StoreFixtures.register(["shared", "only-beta"], in: "beta", store)
+            var betaKeys = try await StoreFixtures.register(["shared", "only-beta"], in: "beta", store)
+            let (betaSharedKey, betaShared) = try StoreFixtures.registration()
             _ = try await store.putDevice(
                 appID: "beta", deviceID: "shared", apnsToken: StoreFixtures.token(99), environment: .production,
-                registration: StoreFixtures.registration().1, now: now)
+                registration: betaShared, now: now)
+            betaKeys["shared"] = betaSharedKey  // what beta's sends seal to from now on
             #expect(try await store.device(appID: "alpha", deviceID: "shared")?.apnsToken == StoreFixtures.token(0))
             #expect(try await store.device(appID: "beta", deviceID: "shared")?.apnsToken == StoreFixtures.token(99))
             #expect(try await store.device(appID: "alpha", deviceID: "only-beta") == nil)

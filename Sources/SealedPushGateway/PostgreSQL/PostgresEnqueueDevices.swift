@@ -1,17 +1,21 @@
 import PostgresNIO
 
 /// The first statement of an enqueue (``PostgresGatewayStore/enqueueBatch(_:)``): every named device of the batch
-/// that is registered, whether it is marked unregistered, and its address (recorded on jobs enqueued under a lease).
+/// that is registered, whether it is marked unregistered, its address (recorded on jobs enqueued under a lease), and
+/// the key id of its registration (what each job must have been sealed to).
 /// A named prepared statement, as each of the enqueue's (see ``PostgresFinishJobs``): a send's statements were
 /// planned on every execution, a third of the server's time per send.
 struct PostgresEnqueueDevices: PostgresPreparedStatement {
     static let sql = """
-        SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL, d.platform, d.push_token, d.environment
+        SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL, d.platform, d.push_token, d.environment, d.key_id
         FROM devices d
         JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS r(app_id, device_id)
             ON d.app_id = r.app_id AND d.device_id = r.device_id
         """
-    typealias Row = (appID: String, deviceID: String, unregistered: Bool, platform: String, token: String, environment: String)
+    typealias Row = (
+        appID: String, deviceID: String, unregistered: Bool, platform: String, token: String, environment: String,
+        keyID: String
+    )
 
     /// The app of each job.
     var appIDs: [String]
@@ -26,8 +30,8 @@ struct PostgresEnqueueDevices: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (appID, deviceID, unregistered, platform, token, environment) = try row.decode(
-            (String, String, Bool, String, String, String).self)
-        return (appID, deviceID, unregistered, platform, token, environment)
+        let (appID, deviceID, unregistered, platform, token, environment, keyID) = try row.decode(
+            (String, String, Bool, String, String, String, String).self)
+        return (appID, deviceID, unregistered, platform, token, environment, keyID)
     }
 }

@@ -466,7 +466,7 @@ public final class PostgresGatewayStore: GatewayStore {
     /// already taken, by an earlier request or by an earlier notification of this batch, makes its notification a
     /// replay), their jobs and message ids in one more, the replays' rows in a last read. Each notification is
     /// answered as ``enqueue(_:)`` would answer it alone: a replay before an unknown device, and one refused
-    /// (`unknownDevice`, `invalidArgument`) writes nothing and leaves the others.
+    /// (`unknownDevice`, `deviceKeyChanged`, `invalidArgument`) writes nothing and leaves the others.
     public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
         var results = [Result<EnqueueResult, GatewayStoreError>?](repeating: nil, count: notifications.count)
         var valid: [Int] = []
@@ -505,7 +505,7 @@ public final class PostgresGatewayStore: GatewayStore {
         //    prepared one, planned once per connection.)
         // Each registered device: whether it is marked unregistered, and its address (recorded on jobs enqueued
         // under a lease, as a claim does).
-        var known: [DeviceKey: (unregistered: Bool, address: PushAddress)] = [:]
+        var known: [DeviceKey: (unregistered: Bool, address: PushAddress, keyID: String)] = [:]
         let devices = PostgresEnqueueDevices(
             appIDs: batch.flatMap { notification in notification.jobs.map { _ in notification.appID } },
             deviceIDs: batch.flatMap { $0.jobs.map(\.deviceID) })
@@ -513,12 +513,25 @@ public final class PostgresGatewayStore: GatewayStore {
             let key = DeviceKey(appID: device.appID, deviceID: device.deviceID)
             known[key] = (
                 device.unregistered,
-                PushAddress(token: device.token, platform: device.platform, environment: device.environment)
+                PushAddress(token: device.token, platform: device.platform, environment: device.environment),
+                device.keyID
             )
         }
-        // The first device of each notification that is not registered, if any.
-        let unknownDevice: [Int?] = batch.map { notification in
-            notification.jobs.firstIndex { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] == nil }
+        // What refuses each notification, if anything: its first device that is not registered, else its first job
+        // sealed to a registration its device no longer has.
+        let refused: [GatewayStoreError?] = batch.map { notification in
+            let devices = notification.jobs.map { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] }
+            if let index = devices.firstIndex(where: { $0 == nil }) {
+                return GatewayStoreError(
+                    .unknownDevice, "device '\(notification.jobs[index].deviceID)' is not registered in this app",
+                    field: "devices[\(index)]")
+            }
+            let changed = notification.jobs.indices.first { index in
+                let job = notification.jobs[index]
+                guard let keyID = job.keyID, let device = devices[index] else { return false }
+                return device.keyID != keyID || device.address.platform != job.body.platform
+            }
+            return changed.map { GatewayStoreError.deviceKeyChanged(deviceID: notification.jobs[$0].deviceID, index: $0) }
         }
         // 2. The notifications whose devices are all known; a key already taken inserts nothing (ON CONFLICT waits
         //    for a concurrent transaction holding the key, then finds its row). Rows go in in key order, the same in
@@ -526,7 +539,7 @@ public final class PostgresGatewayStore: GatewayStore {
         //    deadlocking; of two with one key in this batch, the first is inserted.
         var inserted = Set<UUID>()
         var notifications = PostgresInsertNotifications()
-        for notification in batch.indices.filter({ unknownDevice[$0] == nil }).map({ batch[$0] }) {
+        for notification in batch.indices.filter({ refused[$0] == nil }).map({ batch[$0] }) {
             notifications.ids.append(notification.id)
             notifications.appIDs.append(notification.appID)
             notifications.idempotencyKeys.append(notification.idempotencyKey ?? "")
@@ -622,12 +635,7 @@ public final class PostgresGatewayStore: GatewayStore {
             if let key = notification.idempotencyKey, let row = stored[DeviceKey(appID: notification.appID, deviceID: key)] {
                 return .success(EnqueueResult(id: row.id, replayed: true, jobCount: row.jobs, requestDigest: row.digest))
             }
-            if let job = unknownDevice[index] {
-                return .failure(
-                    GatewayStoreError(
-                        .unknownDevice, "device '\(notification.jobs[job].deviceID)' is not registered in this app",
-                        field: "devices[\(job)]"))
-            }
+            if let error = refused[index] { return .failure(error) }
             throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
         }
     }

@@ -379,7 +379,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                         return .commit
                     }
                     return .success(result!)
-                } catch let error as GatewayStoreError where error.code == .unknownDevice || error.code == .invalidArgument {
+                } catch let error as GatewayStoreError where error.refusesOneNotification {
                     return .failure(error)
                 }
             }
@@ -407,12 +407,18 @@ public final class SQLiteGatewayStore: GatewayStore {
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(
-                        sql: "SELECT unregistered_at, platform, push_token, environment FROM devices WHERE app_id = ? AND device_id = ?"),
+                        sql: """
+                            SELECT unregistered_at, platform, push_token, environment, key_id FROM devices
+                            WHERE app_id = ? AND device_id = ?
+                            """),
                     arguments: [notification.appID, job.deviceID])
             else {
                 throw GatewayStoreError(
                     .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
                     field: "devices[\(index)]")
+            }
+            if let keyID = job.keyID, (row[4] as String) != keyID || (row[1] as String) != job.body.platform.rawValue {
+                throw GatewayStoreError.deviceKeyChanged(deviceID: job.deviceID, index: index)
             }
             if (row[0] as Int64?) != nil { unregistered.insert(job.deviceID) }
             if notification.lease != nil { addresses.append(PushAddress(token: row[2], platform: row[1], environment: row[3])) }

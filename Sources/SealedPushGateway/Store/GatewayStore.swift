@@ -120,12 +120,17 @@ public protocol GatewayStore: Sendable {
     /// of devices marked unregistered start `unregistered`; the others start `queued`, or `claimed` under the
     /// notification's ``NewNotification/lease`` (returned in ``EnqueueResult/claimed`` exactly as a claim by the
     /// lease's owner would return them: first attempt, the device's current address).
+    /// A job whose ``NewNotification/Job/keyID`` is set must have been sealed to its device's current registration:
+    /// that key id, and a body in the form of the device's platform (checked in the same transaction, so a sender may
+    /// seal from a device record it read earlier).
     /// - Throws: ``GatewayStoreError`` `unknownDevice` (field `devices[i]`) when a device is not in the app;
+    ///   `deviceKeyChanged` (field `devices[i]`) when a job's key id or platform is not its device's any more;
     ///   `invalidArgument` for no device, a repeated device, a bad priority, expiry or lease.
     func enqueue(_ notification: NewNotification) async throws -> EnqueueResult
 
     /// Commits notifications as ``enqueue(_:)`` does each, answering each in order: its result, or the
-    /// ``GatewayStoreError`` that refused it alone (`unknownDevice`, `invalidArgument`), which leaves the others
+    /// ``GatewayStoreError`` that refused it alone (`unknownDevice`, `deviceKeyChanged`, `invalidArgument`), which
+    /// leaves the others
     /// committed; of two with one idempotency key, one is committed and the other replays it. SQLite and PostgreSQL
     /// commit the batch in one durable transaction (group commit); the default enqueues each concurrently in its
     /// own.
@@ -232,7 +237,7 @@ extension GatewayStore {
             for (index, notification) in notifications.enumerated() {
                 group.addTask {
                     do { return (index, .success(try await self.enqueue(notification))) } catch let error
-                        as GatewayStoreError where error.code == .unknownDevice || error.code == .invalidArgument
+                        as GatewayStoreError where error.refusesOneNotification
                     {
                         return (index, .failure(error))
                     }

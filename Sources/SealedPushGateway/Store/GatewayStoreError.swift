@@ -13,6 +13,9 @@ public struct GatewayStoreError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidArgument = Code("invalidArgument")
         /// A device named in a notification is not registered in the app.
         public static let unknownDevice = Code("unknownDevice")
+        /// A job was sealed to a key, or for a platform, that is no longer its device's registration: the device
+        /// registered again after the sender read it. Seal to the current registration and enqueue again.
+        public static let deviceKeyChanged = Code("deviceKeyChanged")
         /// The app named does not exist.
         public static let unknownApp = Code("unknownApp")
         /// The database failed or could not be reached.
@@ -39,6 +42,19 @@ public struct GatewayStoreError: Error, Sendable, Hashable, CustomStringConverti
         self.code = code
         self.message = message
         self.field = field
+    }
+
+    /// A job of `devices[index]` sealed to a registration the device no longer has.
+    static func deviceKeyChanged(deviceID: String, index: Int) -> GatewayStoreError {
+        GatewayStoreError(
+            .deviceKeyChanged,
+            "device '\(deviceID)' registered another key or platform since it was read: seal to its current key",
+            field: "devices[\(index)]")
+    }
+
+    /// Whether the error refuses one notification of an enqueue (``GatewayStore/enqueueBatch(_:)``), not the batch.
+    var refusesOneNotification: Bool {
+        code == .unknownDevice || code == .deviceKeyChanged || code == .invalidArgument
     }
 
     public var description: String {

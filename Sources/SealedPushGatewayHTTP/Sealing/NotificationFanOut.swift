@@ -31,13 +31,14 @@ struct NotificationFanOut: Sendable {
     /// The apps read in the last second: a stream of sends reads its app once a second, not once each (a change to an
     /// app — new credentials, a rotated identity, its removal — reaches sends within that second).
     let apps = RecentlyRead<GatewayApp>()
-    /// The devices read in the last second, by ``deviceKey(appID:deviceID:)``: a stream of sends to the same devices
-    /// reads each once a second. What a kept record decides is only the key sealed to and the platform's format: the
-    /// token, and whether the device is still registered, are read again in the enqueue's transaction. A device this
-    /// node registers or removes is dropped at once (``GatewayHTTPServer``); one changed by another node is sealed
-    /// to as it was for up to that second, as a send that raced the change would be. At most 10,000 are kept (a few
-    /// MB); past that the memory starts over, and sends to more devices than that in a second read them as before.
-    private let devices = RecentlyRead<StoredDevice>(capacity: 10_000)
+    /// The devices read in the last ten seconds, by ``deviceKey(appID:deviceID:)``: a stream of sends to the same
+    /// devices reads each once in that time. What a kept record decides is only the key sealed to and the platform's
+    /// format, and the enqueue's transaction checks both against the device's registration (with its token and
+    /// whether it is still registered, read there as before): a device registered again through another node is
+    /// refused there (`deviceKeyChanged`), read afresh and sealed to again. A device this node registers or removes
+    /// is dropped at once (``GatewayHTTPServer``). At most 10,000 are kept (a few MB); past that the memory starts
+    /// over, and sends to more devices than that read them as before.
+    private let devices = RecentlyRead<StoredDevice>(lifetime: .seconds(10), capacity: 10_000)
 
     /// The key of a device in ``devices``.
     private static func deviceKey(appID: String, deviceID: String) -> String { appID + "/" + deviceID }
@@ -143,28 +144,90 @@ struct NotificationFanOut: Sendable {
             throw Self.sealingError(error, field: "content")
         }
 
+        var jobs = try await seal(
+            prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
+        // The enqueue checks each job's key against its device's registration in its own transaction: a device
+        // registered again since it was read (through another node) is read and sealed to afresh.
+        var attempt = 1
+        var lease: JobLease?
+        var result: EnqueueResult
+        sending: while true {
+            let reserved = jobs.count
+            lease = delivery?.reserve(jobs: reserved)
+            let notification = NewNotification(
+                id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
+                // The default collapse id makes a resend replace, never double (the contract).
+                collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
+                expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs,
+                requestDigest: requestDigest, lease: lease)
+            let answer: Result<EnqueueResult, GatewayStoreError>
+            do {
+                answer = try await enqueues.submit(notification)
+            } catch {
+                if lease != nil { delivery?.deliver([], reserved: reserved) }
+                throw error
+            }
+            switch answer {
+            case .success(let committed):
+                result = committed
+                break sending
+            case .failure(let refused):
+                if lease != nil { delivery?.deliver([], reserved: reserved) }
+                guard refused.code == .deviceKeyChanged, attempt < Self.sealAttempts else {
+                    throw calls.apiError(refused, "enqueue")
+                }
+            }
+            attempt += 1
+            forgetDevices(appID: appID, wanted)
+            byID = try await readDevices(appID: appID, deviceIDs: wanted)
+            if let index = wanted.firstIndex(where: { byID[$0] == nil }) {
+                throw GatewayAPIError(
+                    .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
+                    field: "devices[\(index)]")
+            }
+            jobs = try await seal(
+                prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
+        }
+        if lease != nil {
+            delivery?.deliver(result.claimed, reserved: jobs.count)
+        } else if !result.replayed {
+            delivery?.jobsQueued()
+        }
+        // A concurrent request took the key first: the same rule as the early check.
+        if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
+        if !result.replayed { metrics.accepted.increment() }
+        return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
+    }
+
+    /// How many times a send seals to a device that registers again meanwhile before it answers `503`.
+    private static let sealAttempts = 3
+
+    /// Seals the prepared content to each device's current key, in the form of its platform.
+    private func seal(
+        _ prepared: PreparedContent, app: GatewayApp, sealer: Sealer, to deviceIDs: [String],
+        _ byID: [String: StoredDevice], ttl: UInt64, now: UInt64, background: Bool
+    ) async throws -> [NewNotification.Job] {
         // Android devices: envelopes bound to the Android application id, carried as FCM data (no placeholder).
         var fcmSealer: Sealer?
-        if let index = wanted.firstIndex(where: { byID[$0]!.address.platform == .fcm }) {
+        if let index = deviceIDs.firstIndex(where: { byID[$0]!.address.platform == .fcm }) {
             guard app.fcm != nil else {
                 throw GatewayAPIError(
                     .unprocessableContent, "fcmNotConfigured",
-                    "devices[\(index)] is an FCM device but app \(appID) has no FCM credentials in this gateway",
+                    "devices[\(index)] is an FCM device but app \(app.id) has no FCM credentials in this gateway",
                     field: "devices[\(index)]")
             }
             fcmSealer = try await sealers.sealer(for: app, platform: .fcm, placeholder: nil)
         }
-
         var jobs: [NewNotification.Job] = []
-        jobs.reserveCapacity(wanted.count)
-        for (index, deviceID) in wanted.enumerated() {
+        jobs.reserveCapacity(deviceIDs.count)
+        for (index, deviceID) in deviceIDs.enumerated() {
             let device = byID[deviceID]!
-            let key = try currentKey(of: device, index: index, now: nowSeconds)
+            let key = try currentKey(of: device, index: index, now: now)
             let start = ContinuousClock.now
             let sealed: SealedNotification
             let platformSealer = device.address.platform == .fcm ? fcmSealer! : sealer
             do {
-                sealed = try platformSealer.seal(prepared, to: key, ttl: ttl, now: nowSeconds)
+                sealed = try platformSealer.seal(prepared, to: key, ttl: ttl, now: now)
             } catch let error as SealedPushError {
                 throw Self.sealingError(error, field: "devices[\(index)]")
             }
@@ -184,34 +247,7 @@ struct NotificationFanOut: Sendable {
                     keyID: sealed.recipientKeyID.hex))
         }
         metrics.sealed.increment(by: jobs.count)
-
-        let reserved = jobs.count
-        let lease = delivery?.reserve(jobs: reserved)
-        let notification = NewNotification(
-            id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
-            // The default collapse id makes a resend replace, never double (the contract).
-            collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
-            expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs, requestDigest: requestDigest,
-            lease: lease)
-        let result: EnqueueResult
-        do {
-            switch try await enqueues.submit(notification) {
-            case .success(let committed): result = committed
-            case .failure(let refused): throw calls.apiError(refused, "enqueue")
-            }
-        } catch {
-            if lease != nil { delivery?.deliver([], reserved: reserved) }
-            throw error
-        }
-        if lease != nil {
-            delivery?.deliver(result.claimed, reserved: reserved)
-        } else if !result.replayed {
-            delivery?.jobsQueued()
-        }
-        // A concurrent request took the key first: the same rule as the early check.
-        if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
-        if !result.replayed { metrics.accepted.increment() }
-        return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
+        return jobs
     }
 
     /// The named devices that exist, by id: those read in the last second from ``devices``, the others from the
