@@ -121,10 +121,10 @@ struct SQLiteWriteVolumeTests {
         }
     }
 
-    /// A group commit puts each send in a savepoint of its own; with SQLite's default `temp_store` a transaction
-    /// with savepoints wrote its statement journal to a temporary file, created, written and unlinked about 190
-    /// times a second under `scripts/gateway-load.sh` (one device per send: 7 % of the throughput). Every connection
-    /// of the store keeps them in memory.
+    /// With SQLite's default `temp_store` a transaction with savepoints (each send of a group commit had one until
+    /// stop 32) wrote its statement journal to a temporary file, created, written and unlinked about 190 times a
+    /// second under `scripts/gateway-load.sh` (one device per send: 7 % of the throughput). Every connection of the
+    /// store keeps statement journals in memory.
     @Test func statementJournalsStayInMemory() async throws {
         let harness = try SQLiteHarness()
         try await withMigratedStore(harness) { migrated, _ in

@@ -33,8 +33,9 @@ public final class SQLiteGatewayStore: GatewayStore {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Statement journals (a send's savepoint in a group commit) in memory, not in a temporary file created,
-            // written and unlinked ~190 times a second under one-device load (7 % of that throughput).
+            // Statement journals (a savepoint, a statement that changes several rows inside a transaction) in memory,
+            // not in a temporary file created, written and unlinked each time: ~190 times a second under one-device
+            // load when each send of a group commit had a savepoint (7 % of that throughput).
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         self.path = path
@@ -362,32 +363,48 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
         try notification.validate()
-        return try await write("enqueueing a notification") { db in try Self.insert(notification, db) }
+        return try await write("enqueueing a notification") { db in
+            switch try Self.check(notification, db) {
+            case .replay(let earlier): earlier
+            case .insert(let addresses): try Self.insert(notification, addresses: addresses, db)
+            }
+        }
     }
 
     public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {
         guard !notifications.isEmpty else { return [] }
-        // One durable transaction, one fsync, for every send that arrived while the previous batch was written; each
-        // notification in a savepoint of its own, so one refused leaves the others.
+        // One durable transaction, one fsync, for every send that arrived while the previous batch was written. A
+        // notification is refused before its first write (``check(_:_:)``), so a refusal leaves the others without a
+        // savepoint each (a statement journal, and two more statements, per send); any other error fails the batch.
         return try await write("enqueueing \(notifications.count) notifications") { db in
             try notifications.map { notification in
+                let checked: Enqueueing
                 do {
                     try notification.validate()
-                    var result: EnqueueResult?
-                    try db.inSavepoint {
-                        result = try Self.insert(notification, db)
-                        return .commit
-                    }
-                    return .success(result!)
+                    checked = try Self.check(notification, db)
                 } catch let error as GatewayStoreError where error.refusesOneNotification {
                     return .failure(error)
+                }
+                switch checked {
+                case .replay(let earlier): return .success(earlier)
+                case .insert(let addresses): return .success(try Self.insert(notification, addresses: addresses, db))
                 }
             }
         }
     }
 
-    /// A notification and its jobs, within the caller's transaction (``enqueue(_:)``'s rules).
-    private static func insert(_ notification: NewNotification, _ db: Database) throws -> EnqueueResult {
+    /// What an enqueue does with a notification that passed ``check(_:_:)``.
+    private enum Enqueueing {
+        /// Its idempotency key was used: the earlier notification's answer.
+        case replay(EnqueueResult)
+        /// Insert it, with each job's device address (in its jobs' order; nil for a device marked unregistered).
+        case insert(addresses: [PushAddress?])
+    }
+
+    /// ``enqueue(_:)``'s rules that read, before anything is written: a replay of an idempotency key, or every
+    /// device registered, each job sealed to its device's registration, and the addresses a lease records.
+    /// - Throws: ``GatewayStoreError`` `unknownDevice` or `deviceKeyChanged`; nothing else refuses a notification.
+    private static func check(_ notification: NewNotification, _ db: Database) throws -> Enqueueing {
         if let key = notification.idempotencyKey,
             let row = try Row.fetchOne(
                 db.cachedStatement(
@@ -397,12 +414,12 @@ public final class SQLiteGatewayStore: GatewayStore {
                         """),
                 arguments: [notification.appID, key])
         {
-            return EnqueueResult(
-                id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
-                requestDigest: row["request_digest"])
+            return .replay(
+                EnqueueResult(
+                    id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
+                    requestDigest: row["request_digest"]))
         }
-        var unregistered = Set<String>()
-        var addresses: [PushAddress] = []  // by job, under a lease: recorded on the job as a claim records it
+        var addresses: [PushAddress?] = []  // by job; under a lease, recorded on the job as a claim records it
         for (index, job) in notification.jobs.enumerated() {
             guard
                 let row = try Row.fetchOne(
@@ -420,9 +437,17 @@ public final class SQLiteGatewayStore: GatewayStore {
             if let keyID = job.keyID, (row[4] as String) != keyID || (row[1] as String) != job.body.platform.rawValue {
                 throw GatewayStoreError.deviceKeyChanged(deviceID: job.deviceID, index: index)
             }
-            if (row[0] as Int64?) != nil { unregistered.insert(job.deviceID) }
-            if notification.lease != nil { addresses.append(PushAddress(token: row[2], platform: row[1], environment: row[3])) }
+            // nil: the device is marked unregistered (its job starts `unregistered`, under a lease or not).
+            addresses.append(
+                (row[0] as Int64?) == nil ? PushAddress(token: row[2], platform: row[1], environment: row[3]) : nil)
         }
+        return .insert(addresses: addresses)
+    }
+
+    /// A notification and its jobs that passed ``check(_:_:)``, within the same transaction.
+    private static func insert(
+        _ notification: NewNotification, addresses: [PushAddress?], _ db: Database
+    ) throws -> EnqueueResult {
         let id = notification.id.uuidString.lowercased()
         let created = Millis.from(notification.createdAt)
         try db.cachedStatement(
@@ -439,10 +464,9 @@ public final class SQLiteGatewayStore: GatewayStore {
             ])
         var claimed: [ClaimedJob] = []
         for (index, job) in notification.jobs.enumerated() {
-            let gone = unregistered.contains(job.deviceID)
-            if let lease = notification.lease, !gone {
+            let gone = addresses[index] == nil
+            if let lease = notification.lease, let address = addresses[index] {
                 // Claimed at once, as a claim of a queued job leaves it: the first attempt, the token recorded.
-                let address = addresses[index]
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before,
