@@ -40,11 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
         let delivery = try GatewayExtraServices.deliveryConfiguration(configuration)
         let receiptHook = try GatewayExtraServices.receiptWebhookConfiguration(configuration)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { GatewayLogHandler.standardError(label: $0, level: level) }
         let logger = Logger(label: "sealed-push.gateway")
         if configuration.plainHTTPBeyondLoopback {
             logger.warning(
