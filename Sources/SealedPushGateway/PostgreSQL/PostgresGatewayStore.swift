@@ -520,15 +520,15 @@ public final class PostgresGatewayStore: GatewayStore {
         // What refuses each notification, if anything: its first device that is not registered, else its first job
         // sealed to a registration its device no longer has.
         let refused: [GatewayStoreError?] = batch.map { notification in
-            let devices = notification.jobs.map { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] }
-            if let index = devices.firstIndex(where: { $0 == nil }) {
+            let registered = notification.jobs.map { known[DeviceKey(appID: notification.appID, deviceID: $0.deviceID)] }
+            if let index = registered.firstIndex(where: { $0 == nil }) {
                 return GatewayStoreError(
                     .unknownDevice, "device '\(notification.jobs[index].deviceID)' is not registered in this app",
                     field: "devices[\(index)]")
             }
             let changed = notification.jobs.indices.first { index in
                 let job = notification.jobs[index]
-                guard let keyID = job.keyID, let device = devices[index] else { return false }
+                guard let keyID = job.keyID, let device = registered[index] else { return false }
                 return device.keyID != keyID || device.address.platform != job.body.platform
             }
             return changed.map { GatewayStoreError.deviceKeyChanged(deviceID: notification.jobs[$0].deviceID, index: $0) }

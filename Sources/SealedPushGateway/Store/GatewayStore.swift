@@ -130,10 +130,9 @@ public protocol GatewayStore: Sendable {
 
     /// Commits notifications as ``enqueue(_:)`` does each, answering each in order: its result, or the
     /// ``GatewayStoreError`` that refused it alone (`unknownDevice`, `deviceKeyChanged`, `invalidArgument`), which
-    /// leaves the others
-    /// committed; of two with one idempotency key, one is committed and the other replays it. SQLite and PostgreSQL
-    /// commit the batch in one durable transaction (group commit); the default enqueues each concurrently in its
-    /// own.
+    /// leaves the others committed; of two with one idempotency key, one is committed and the other replays it.
+    /// SQLite and PostgreSQL commit the batch in one durable transaction (group commit); the default enqueues each
+    /// concurrently in its own.
     /// - Throws: What fails the whole batch (the database), in which case none was committed on SQLite or PostgreSQL.
     func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>]
 

@@ -88,9 +88,7 @@ struct NotificationFanOut: Sendable {
             if named.isEmpty { return nil }
         }
         if let index = named.firstIndex(where: { byID[$0] == nil }) {
-            throw GatewayAPIError(
-                .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
-                field: "devices[\(index)]")
+            throw Self.unknownDevice(index)
         }
         // Users: each one's sendable devices, after the devices named directly, without repeats.
         var wanted = named
@@ -181,9 +179,7 @@ struct NotificationFanOut: Sendable {
             forgetDevices(appID: appID, wanted)
             byID = try await readDevices(appID: appID, deviceIDs: wanted)
             if let index = wanted.firstIndex(where: { byID[$0] == nil }) {
-                throw GatewayAPIError(
-                    .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
-                    field: "devices[\(index)]")
+                throw Self.unknownDevice(index)
             }
             jobs = try await seal(
                 prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
@@ -348,6 +344,13 @@ struct NotificationFanOut: Sendable {
                 .unprocessableContent, "invalidKey", "devices[\(index)]: its registered key is not usable: \(error.message)",
                 field: "devices[\(index)]")
         }
+    }
+
+    /// `devices[index]` is not a device of the app.
+    private static func unknownDevice(_ index: Int) -> GatewayAPIError {
+        GatewayAPIError(
+            .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
+            field: "devices[\(index)]")
     }
 
     private static func sealingError(_ error: SealedPushError, field: String) -> GatewayAPIError {
