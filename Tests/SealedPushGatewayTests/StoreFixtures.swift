@@ -29,7 +29,9 @@ struct StoreFixtures {
         return (publicKey, DeviceRegistration(publicKey: key.publicKeyText, keyId: key.keyID.hex, createdAt: createdAt))
     }
 
-    static func token(_ n: Int) -> String { String(repeating: String(format: "%02x", n % 256), count: 32) }
+    /// A token of its own for each `n` below 65,536 (`register` gives device `i` token `i`: with one byte, devices 256
+    /// apart shared a token, and registering the later one unregistered the earlier).
+    static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n % 65_536), count: 16) }
 
     /// Registers `deviceIDs` in `appID` and returns their public keys.
     @discardableResult

@@ -361,14 +361,9 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    /// ``enqueueBatch(_:)`` of one: the same statements, the refusal thrown.
     public func enqueue(_ notification: NewNotification) async throws -> EnqueueResult {
-        try notification.validate()
-        return try await write("enqueueing a notification") { db in
-            switch try Self.check(notification, db) {
-            case .replay(let earlier): earlier
-            case .insert(let addresses): try Self.insert(notification, addresses: addresses, db)
-            }
-        }
+        try await enqueueBatch([notification])[0].get()
     }
 
     public func enqueueBatch(_ notifications: [NewNotification]) async throws -> [Result<EnqueueResult, GatewayStoreError>] {

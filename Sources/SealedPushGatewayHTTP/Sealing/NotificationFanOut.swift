@@ -87,9 +87,7 @@ struct NotificationFanOut: Sendable {
             named = named.filter { byID[$0].map { $0.unregisteredAt == nil } ?? false }
             if named.isEmpty { return nil }
         }
-        if let index = named.firstIndex(where: { byID[$0] == nil }) {
-            throw Self.unknownDevice(index)
-        }
+        try Self.requireRegistered(named, byID)
         // Users: each one's sendable devices, after the devices named directly, without repeats.
         var wanted = named
         if !request.users.isEmpty {
@@ -178,9 +176,7 @@ struct NotificationFanOut: Sendable {
             attempt += 1
             forgetDevices(appID: appID, wanted)
             byID = try await readDevices(appID: appID, deviceIDs: wanted)
-            if let index = wanted.firstIndex(where: { byID[$0] == nil }) {
-                throw Self.unknownDevice(index)
-            }
+            try Self.requireRegistered(wanted, byID)
             jobs = try await seal(
                 prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
         }
@@ -346,9 +342,10 @@ struct NotificationFanOut: Sendable {
         }
     }
 
-    /// `devices[index]` is not a device of the app.
-    private static func unknownDevice(_ index: Int) -> GatewayAPIError {
-        GatewayAPIError(
+    /// Refuses the send (`422 unknownDevice`, the first missing one's index) unless every device was found.
+    private static func requireRegistered(_ deviceIDs: [String], _ byID: [String: StoredDevice]) throws {
+        guard let index = deviceIDs.firstIndex(where: { byID[$0] == nil }) else { return }
+        throw GatewayAPIError(
             .unprocessableContent, "unknownDevice", "devices[\(index)] is not a registered device of this app",
             field: "devices[\(index)]")
     }
