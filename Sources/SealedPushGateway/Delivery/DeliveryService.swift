@@ -121,8 +121,9 @@ public final class DeliveryService: Service, Sendable {
     public func jobsQueued() { signal.jobsQueued() }
 
     /// Reserves send slots for a notification's `count` jobs about to be enqueued in this process, when they can be
-    /// sent at once: the service runs, its last claim found the queue drained (and nothing was queued since: newer
-    /// jobs never pass queued ones), and the slots leave room for a claim batch. Enqueue the jobs under the lease
+    /// sent at once: the service runs, its last claim found the queue drained (and nothing was queued since it
+    /// ended: newer jobs do not pass queued ones; those queued while it ran are claimed next, at once), and the slots
+    /// leave room for a claim batch. Enqueue the jobs under the lease
     /// returned (``NewNotification/lease``) and pass what the store claimed for them to ``deliver(_:reserved:)`` —
     /// which must follow every reservation, with no jobs if the enqueue failed. This saves each job a claim: one
     /// store transaction (a claim on PostgreSQL is planned each time) and a wake-up of the loop.
@@ -316,7 +317,6 @@ public final class DeliveryService: Service, Sendable {
                         if signal.isStopped { continue }
                     }
                     let jobs: [ClaimedJob]
-                    let generation = signal.generation
                     do {
                         jobs = try await store.claim(
                             owner: instance.leaseOwner, limit: free, leaseDuration: configuration.leaseDuration,
@@ -341,7 +341,7 @@ public final class DeliveryService: Service, Sendable {
                     if !jobs.isEmpty && jobs.count == free { await Task.yield() }
                     if jobs.count < free {
                         drainedAt = clock.now
-                        signal.markDrained(since: generation)
+                        signal.markDrained()
                     }
                     if !jobs.isEmpty && jobs.count < free { await signal.wait(upTo: configuration.pollInterval) }
                     memoryRelease.observe(idle: jobs.isEmpty && inFlight == 0, now: clock.now)

@@ -5,7 +5,10 @@ import NIOPosix
 /// Wakes the claim loop: when a send finishes (a slot is free), when jobs were queued, and when the service is told
 /// to stop. Also counts the sends in flight (with the slots reserved for jobs handed over at enqueue), and knows
 /// whether the queue is drained (the last claim found fewer due jobs than it asked for, and nothing was queued
-/// since): only then are jobs handed over, so a queue that holds jobs is never passed by newer ones.
+/// since it ended): only then are jobs handed over, so a queue that holds jobs is not passed by newer ones. Jobs
+/// queued while that claim ran do not undo it: their ``jobsQueued()`` left a wake-up, so the loop claims them at
+/// once, while newer sends are handed over (under a steady stream of sends every claim overlaps some, and the node
+/// would otherwise never leave the queue once it had to use it: a claim transaction more per job).
 ///
 /// One waiter at a time (the claim loop). A signal that arrives while nobody waits is kept for the next wait.
 ///
@@ -22,9 +25,7 @@ final class DeliverySignal: @unchecked Sendable {
     private var sendsInFlight = 0
     /// Slots reserved for jobs about to be handed over (``reserve(_:limit:)``).
     private var reservedSlots = 0
-    /// Counts ``jobsQueued()`` calls: a claim that drained the queue counts only if none came while it ran.
-    private var queuedGeneration = 0
-    /// Whether the last claim found the queue drained and nothing was queued since.
+    /// Whether the last claim found the queue drained and nothing was queued since it ended.
     private var drained = false
 
     /// True once ``stop()`` was called.
@@ -47,20 +48,14 @@ final class DeliverySignal: @unchecked Sendable {
 
     /// Jobs went into the queue (not handed over): the queue is not drained any more. Wakes the loop.
     func jobsQueued() {
-        lock.withLock {
-            queuedGeneration += 1
-            drained = false
-        }
+        lock.withLock { drained = false }
         wake()
     }
 
-    /// What ``markDrained(since:)`` needs: read before a claim.
-    var generation: Int { lock.withLock { queuedGeneration } }
-
-    /// A claim that started at `generation` found fewer due jobs than it asked for: the queue holds nothing due,
-    /// unless jobs were queued while it ran.
-    func markDrained(since generation: Int) {
-        lock.withLock { if queuedGeneration == generation { drained = true } }
+    /// A claim found fewer due jobs than it asked for: the queue holds nothing due but jobs queued while it ran,
+    /// whose ``jobsQueued()`` left a wake-up for the next claim.
+    func markDrained() {
+        lock.withLock { drained = true }
     }
 
     /// Reserves `count` slots if the queue is drained, the loop is not stopped, and they leave the slots taken at

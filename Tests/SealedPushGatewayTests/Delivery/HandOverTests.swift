@@ -59,6 +59,55 @@ struct HandOverTests {
         }
     }
 
+    /// Under a steady stream of sends some are queued while every claim runs (their slots were taken for a moment).
+    /// A claim that finds fewer jobs than it asked for still drains the queue: those sends' wake-up makes the loop
+    /// claim them at once, and newer sends are handed over again. (Before: the queue counted as drained only after a
+    /// claim that nothing was queued during, so the node stayed on the queue — a claim transaction more per job — for
+    /// as long as the stream lasted: here, the 40 claims the hook queues a send during.)
+    @Test func handOverResumesWhileSendsAreQueuedDuringClaims() async throws {
+        try await withDeliveryFixture(SQLiteHarness()) { fixture in
+            let devices = try await fixture.registerDevices(2)
+            let claims = Counter()
+            let box = ServiceBox()
+            let store = HookedGatewayStore(inner: fixture.store, afterClaim: { _ in
+                // What the HTTP API does when it queues a send: while this claim runs, for the first 40 claims.
+                if claims.increment() <= 40 { box.service?.jobsQueued() }
+            })
+            var configuration = fixture.configuration()
+            configuration.pollInterval = .seconds(10)  // only wake-ups make the loop claim within the test
+            let service = try DeliveryService(
+                store: store, configuration: configuration, logger: DeliveryFixture.quietLogger("stream"))
+            box.service = service
+            let (queued, _) = try await fixture.enqueue(to: [devices[0]])
+            let inner = fixture.store
+            let emulator = fixture.emulator
+            let toHandOver = try fixture.notification(to: [devices[1]])
+            let handed = Task {
+                var lease: JobLease?
+                let clock = ContinuousClock()
+                let deadline = clock.now.advanced(by: .seconds(10))
+                while lease == nil && clock.now < deadline {
+                    lease = service.reserve(jobs: 1)
+                    if lease == nil { try await Task.sleep(for: .milliseconds(1)) }
+                }
+                let claimsBefore = claims.value
+                var notification = toHandOver
+                notification.lease = try #require(lease, "a slot was reserved within 10 s")
+                let result = try await inner.enqueue(notification)
+                service.deliver(result.claimed, reserved: 1)
+                return (notification.id, claimsBefore)
+            }
+            let sent = try await runServices([service], timeout: .seconds(30)) {
+                emulator.recorder.totalAccepted == 2
+            }
+            let (handedID, claimsBefore) = try await handed.value
+            #expect(sent)
+            #expect(claimsBefore <= 2, "handed over after the first claims, not after the queueing stopped (\(claimsBefore))")
+            #expect(try await fixture.deliveries(queued.id).values.map(\.state) == [.sent])
+            #expect(try await fixture.deliveries(handedID).values.map(\.state) == [.sent])
+        }
+    }
+
     @Test func jobsHandedOverAfterStopAreSentAtTheNextStart() async throws {
         try await withDeliveryFixture(SQLiteHarness()) { fixture in
             let devices = try await fixture.registerDevices(1)
@@ -107,4 +156,23 @@ private final class Leases: @unchecked Sendable {
     private var leases: [JobLease] = []
     var all: [JobLease] { lock.withLock { leases } }
     func add(_ lease: JobLease) { lock.withLock { leases.append(lease) } }
+}
+
+/// Counts hook calls.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    /// - Returns: The count after this call.
+    func increment() -> Int { lock.withLock { count += 1; return count } }
+}
+
+/// The service a store hook calls back, set once it exists.
+private final class ServiceBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: DeliveryService?
+    var service: DeliveryService? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }
