@@ -122,6 +122,35 @@ struct SQLiteWriteVolumeTests {
         }
     }
 
+    /// A checkpoint copies every page changed since the last one into the database file; under load the same leaves
+    /// change in every commit, so SQLite's default (a checkpoint by the commit that passes 1,000 WAL pages) wrote them
+    /// back several times a second. The store lets the WAL reach 8,000 pages first: after ≈ 2,000 pages of one-device
+    /// sends they are all still in the WAL (with the default, a checkpoint has restarted it: fewer than 1,000).
+    @Test func theWALIsCopiedBackOnlyEveryEightThousandPages() async throws {
+        let harness = try SQLiteHarness()
+        try await withMigratedStore(harness) { migrated, fixtures in
+            let store = try #require(migrated as? SQLiteGatewayStore)
+            let devices = (1...200).map { "device-\($0)" }
+            let keys = try await StoreFixtures.register(devices, in: "alpha", store)
+            try await store.checkpoint()
+            var next = 0
+            var frames = 0
+            while frames < 2_000 {
+                let batch = try (0..<16).map { _ in
+                    next += 1
+                    let deviceID = devices[(next &* 7_919) % devices.count]
+                    return try fixtures.notification(
+                        appID: "alpha", to: [deviceID: keys[deviceID]!], id: TimeOrderedUUID.make())
+                }
+                _ = try await store.enqueueBatch(batch)
+                frames = try Self.framesInWAL(harness.path)
+                #expect(next < 16 * 1_000, "2,000 WAL pages within 1,000 group commits")
+                if next >= 16 * 1_000 { break }
+            }
+            #expect(frames >= 2_000, "the WAL holds \(frames) pages since the last checkpoint")
+        }
+    }
+
     /// With SQLite's default `temp_store` a transaction with savepoints (each send of a group commit had one until
     /// stop 32) wrote its statement journal to a temporary file, created, written and unlinked about 190 times a
     /// second under `scripts/gateway-load.sh` (one device per send: 7 % of the throughput). Every connection of the
@@ -142,6 +171,27 @@ struct SQLiteWriteVolumeTests {
     /// fan-out, in exchange for a one-device send's leaf, `sendsHandedOverAndFinishedWriteFewPages`). With `state` in
     /// the index (before migration 11), 20 and 21 when the fixture's devices still shared tokens.
     static let bound = 24
+
+    /// Frames written to the WAL since it last restarted (a checkpoint copied it all and a later commit began again
+    /// at its start): the frames from the start whose salts are the header's (a restart writes new salts; frames
+    /// after the last one written keep their old ones). Big-endian fields: salts at 16 and 20 of the 32-byte header,
+    /// at 8 and 12 of each frame's 24-byte header.
+    private static func framesInWAL(_ databasePath: String) throws -> Int {
+        let wal = try Data(contentsOf: URL(fileURLWithPath: databasePath + "-wal"))
+        guard wal.count >= 32 else { return 0 }
+        func word(_ offset: Int) -> UInt32 {
+            wal[wal.startIndex + offset..<wal.startIndex + offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        let pageSize = Int(word(8))
+        let salts = (word(16), word(20))
+        var frames = 0
+        var offset = 32
+        while offset + 24 + pageSize <= wal.count, (word(offset + 8), word(offset + 12)) == salts {
+            frames += 1
+            offset += 24 + pageSize
+        }
+        return frames
+    }
 
     /// Frames in the WAL file: a 32-byte header, then each frame a 24-byte header and a page.
     private static func walFrames(_ databasePath: String) throws -> Int {
