@@ -317,6 +317,7 @@ public final class DeliveryService: Service, Sendable {
                         if signal.isStopped { continue }
                     }
                     let jobs: [ClaimedJob]
+                    let generation = signal.claimStarting()
                     do {
                         jobs = try await store.claim(
                             owner: instance.leaseOwner, limit: free, leaseDuration: configuration.leaseDuration,
@@ -341,7 +342,7 @@ public final class DeliveryService: Service, Sendable {
                     if !jobs.isEmpty && jobs.count == free { await Task.yield() }
                     if jobs.count < free {
                         drainedAt = clock.now
-                        signal.markDrained()
+                        signal.markDrained(since: generation)
                     }
                     if !jobs.isEmpty && jobs.count < free { await signal.wait(upTo: configuration.pollInterval) }
                     memoryRelease.observe(idle: jobs.isEmpty && inFlight == 0, now: clock.now)

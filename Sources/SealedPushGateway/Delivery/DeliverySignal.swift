@@ -6,9 +6,10 @@ import NIOPosix
 /// to stop. Also counts the sends in flight (with the slots reserved for jobs handed over at enqueue), and knows
 /// whether the queue is drained (the last claim found fewer due jobs than it asked for, and nothing was queued
 /// since it ended): only then are jobs handed over, so a queue that holds jobs is not passed by newer ones. Jobs
-/// queued while that claim ran do not undo it: their ``jobsQueued()`` left a wake-up, so the loop claims them at
-/// once, while newer sends are handed over (under a steady stream of sends every claim overlaps some, and the node
-/// would otherwise never leave the queue once it had to use it: a claim transaction more per job).
+/// queued while that claim ran do not undo it (under a steady stream of sends every claim overlaps some, and the
+/// node would otherwise never leave the queue once it had to use it: a claim transaction more per job): newer sends
+/// are handed over, and the loop claims those jobs next — woken by their ``jobsQueued()`` and, until that claim
+/// starts, by every send that ends, as while the queue is not drained.
 ///
 /// One waiter at a time (the claim loop). A signal that arrives while nobody waits is kept for the next wait.
 ///
@@ -27,6 +28,10 @@ final class DeliverySignal: @unchecked Sendable {
     private var reservedSlots = 0
     /// Whether the last claim found the queue drained and nothing was queued since it ended.
     private var drained = false
+    /// Counts ``jobsQueued()`` calls: tells ``markDrained(since:)`` whether jobs were queued while its claim ran.
+    private var queuedGeneration = 0
+    /// Jobs were queued while the last claim ran: ended sends wake the loop until its next claim starts.
+    private var claimDue = false
 
     /// True once ``stop()`` was called.
     var isStopped: Bool { lock.withLock { stopped } }
@@ -48,14 +53,30 @@ final class DeliverySignal: @unchecked Sendable {
 
     /// Jobs went into the queue (not handed over): the queue is not drained any more. Wakes the loop.
     func jobsQueued() {
-        lock.withLock { drained = false }
+        lock.withLock {
+            queuedGeneration += 1
+            drained = false
+        }
         wake()
     }
 
-    /// A claim found fewer due jobs than it asked for: the queue holds nothing due but jobs queued while it ran,
-    /// whose ``jobsQueued()`` left a wake-up for the next claim.
-    func markDrained() {
-        lock.withLock { drained = true }
+    /// A claim starts.
+    /// - Returns: What its ``markDrained(since:)`` needs.
+    func claimStarting() -> Int {
+        lock.withLock {
+            claimDue = false
+            return queuedGeneration
+        }
+    }
+
+    /// The claim that started at `generation` (``claimStarting()``) found fewer due jobs than it asked for: the
+    /// queue holds nothing due but jobs queued while it ran, which the next claim takes (their ``jobsQueued()``
+    /// left a wake-up, and ended sends wake the loop until that claim starts).
+    func markDrained(since generation: Int) {
+        lock.withLock {
+            drained = true
+            if queuedGeneration != generation { claimDue = true }
+        }
     }
 
     /// Reserves `count` slots if the queue is drained, the loop is not stopped, and they leave the slots taken at
@@ -82,7 +103,7 @@ final class DeliverySignal: @unchecked Sendable {
         guard count > 0 else { return }
         let quiet = lock.withLock {
             if reserved { reservedSlots -= count } else { sendsInFlight -= count }
-            return drained && !stopped
+            return drained && !claimDue && !stopped
         }
         if !quiet { wake() }
     }
@@ -93,7 +114,7 @@ final class DeliverySignal: @unchecked Sendable {
     func sendEnded() {
         let quiet = lock.withLock {
             sendsInFlight -= 1
-            return drained && !stopped
+            return drained && !claimDue && !stopped
         }
         if !quiet { wake() }
     }
