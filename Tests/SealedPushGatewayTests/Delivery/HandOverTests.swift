@@ -2,6 +2,7 @@ import Foundation
 import MetricsTestKit
 import SealedPushGateway
 import SealedPushGatewayTestSupport
+import Synchronization
 import Testing
 
 /// A send's jobs handed to the delivery service of the same process (`DeliveryService.reserve(jobs:)`, then the
@@ -62,24 +63,28 @@ struct HandOverTests {
     @Test func handOverResumesWhileSendsAreQueuedDuringClaims() async throws {
         try await withDeliveryFixture(SQLiteHarness()) { fixture in
             let devices = try await fixture.registerDevices(2)
-            let claims = Counter()
-            let box = ServiceBox()
+            let claims = Mutex(0)
+            let box = Mutex<DeliveryService?>(nil)  // the service the hook calls back, once it exists
             let store = HookedGatewayStore(inner: fixture.store, afterClaim: { _ in
                 // What the HTTP API does when it queues a send: while this claim runs, for the first 200 claims.
-                if claims.increment() <= 200 { box.service?.jobsQueued() }
+                let claim = claims.withLock { count in
+                    count += 1
+                    return count
+                }
+                if claim <= 200 { box.withLock { $0 }?.jobsQueued() }
             })
             var configuration = fixture.configuration()
             configuration.pollInterval = .seconds(10)  // only wake-ups make the loop claim within the test
             let service = try DeliveryService(
                 store: store, configuration: configuration, logger: DeliveryFixture.quietLogger("stream"))
-            box.service = service
+            box.withLock { $0 = service }
             let (queued, _) = try await fixture.enqueue(to: [devices[0]])
             let inner = fixture.store
             let emulator = fixture.emulator
             let toHandOver = try fixture.notification(to: [devices[1]])
             let handed = Task {
                 let lease = try await reserveWithinTenSeconds(service, jobs: 1)
-                let claimsBefore = claims.value
+                let claimsBefore = claims.withLock { $0 }
                 var notification = toHandOver
                 notification.lease = try #require(lease, "a slot was reserved within 10 s")
                 let result = try await inner.enqueue(notification)
@@ -157,23 +162,4 @@ private final class Leases: @unchecked Sendable {
     private var leases: [JobLease] = []
     var all: [JobLease] { lock.withLock { leases } }
     func add(_ lease: JobLease) { lock.withLock { leases.append(lease) } }
-}
-
-/// Counts hook calls.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    /// - Returns: The count after this call.
-    func increment() -> Int { lock.withLock { count += 1; return count } }
-}
-
-/// The service a store hook calls back, set once it exists.
-private final class ServiceBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: DeliveryService?
-    var service: DeliveryService? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
 }
