@@ -9,6 +9,10 @@
 #      two rates, for 2 × SECONDS: POST p50/p99 and accepted → delivered p50/p99 (each job's sent time against its
 #      notification's accepted time, from the database).
 #
+# Where the cores went in phase 1, as CPU per send: the gateway, the emulator, wrk, every other process (the database
+# server) and idle, against the bare client's own and the emulator's in its run; and what the issue's ratio (0.5x
+# SQLite, 0.4x PostgreSQL) would leave the gateway per send with the rest as measured.
+#
 # Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
 # `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
 # lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`, 128).
@@ -138,6 +142,7 @@ run_wrk() {  # CONNECTIONS SECONDS OUT: one wrk per node, each with CONNECTIONS 
         pids+=($!)
     done
     wait "${pids[@]}"
+    children_cpu "$3.cpu"  # wrk's CPU (every child waited for so far, read before and after)
     for i in "${!apis[@]}"; do wrk_figures "$3.$i"; done | python3 -c '
 import sys
 rows = [line.split() for line in sys.stdin if line.strip()]
@@ -149,15 +154,34 @@ cpu_seconds() {  # utime + stime of the gateway processes, 100 Hz
     cat "/proc/$gateway_pid/stat" ${gateway2_pid:+"/proc/$gateway2_pid/stat"} |
         awk '{ t += $14 + $15 } END { printf "%.2f", t / 100 }'
 }
+emulator_cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$emulator_pid/stat"; }
+children_cpu() {  # FILE: user + system seconds of this script's children that ended and were waited for, into FILE
+    times >"$1.times"  # (bash's `times`, in this shell: not in a pipeline or $(...), whose subshell has its own)
+    sed -n 2p "$1.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } }
+        END { printf "%.2f", t }' >"$1"
+}
+machine_cpu() {  # busy and idle seconds of every core since boot (/proc/stat, 100 Hz)
+    awk '$1 == "cpu" { printf "%.2f %.2f", ($2 + $3 + $4 + $7 + $8 + $9) / 100, ($5 + $6) / 100 }' /proc/stat
+}
 
 echo "==> capacity: wrk -t2 -c32 -d${seconds}s over $nodes node(s) (faults $faults each of 429, 500, GOAWAY)" >&2
 cpu_before=$(cpu_seconds)
+emulator_before=$(emulator_cpu)
+children_cpu capacity.cpu.before
+read -r machine_busy_before machine_idle_before <<<"$(machine_cpu)"
 begin=$(date +%s.%N)
 run_wrk 32 "$seconds" capacity.txt
 read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <capacity.txt
 cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
 cap_cpu=$(python3 -c "print(($(cpu_seconds) - $cpu_before) * 1000 / $cap_accepted)")
+# Where the cores went from the first POST until the last job was sent, in ms per send: the emulator, wrk, every
+# other process (the database server, this script), idle.
+read -r machine_busy_after machine_idle_after <<<"$(machine_cpu)"
+cap_emulator=$(python3 -c "print(($(emulator_cpu) - $emulator_before) * 1000 / $cap_accepted)")
+cap_wrk=$(python3 -c "print(($(cat capacity.txt.cpu) - $(cat capacity.cpu.before)) * 1000 / $cap_accepted)")
+cap_busy=$(python3 -c "print(($machine_busy_after - $machine_busy_before) * 1000 / $cap_accepted)")
+cap_idle=$(python3 -c "print(($machine_idle_after - $machine_idle_before) * 1000 / $cap_accepted)")
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 cap_handed=$(metric sealedpush_gateway_jobs_started_total 'path="handover"')
 cap_claimed=$(metric sealedpush_gateway_jobs_started_total 'path="claim"')
@@ -179,12 +203,17 @@ wait "$gateway_pid" || true; gateway_pid=
 # emulator (its faults too), as many as the capacity phase accepted.
 "$S" keygen --out bare-server.key >/dev/null
 device_public=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["publicKey"])' registration.json)
+children_cpu bare.cpu.before
+bare_emulator_before=$(emulator_cpu)
 bare_begin=$(date +%s.%N)
 "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
     --key-id LOADKEY001 --team-id LOADTEAM01 --topic com.example.load --token "$(printf %064x 1)" \
     --server-key bare-server.key --device-public "$device_public" --title Ana --body "are we still on for lunch at one?" \
     --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 || { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
 bare_rate=$(python3 -c "print($cap_accepted / ($(date +%s.%N) - $bare_begin))")
+children_cpu bare.cpu.after
+bare_client_cpu=$(python3 -c "print(($(cat bare.cpu.after) - $(cat bare.cpu.before)) * 1000 / $cap_accepted)")
+bare_emulator_cpu=$(python3 -c "print(($(emulator_cpu) - $bare_emulator_before) * 1000 / $cap_accepted)")
 kill -INT "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
 
 # Each job: state, apns-id, accepted and sent times (ms).
@@ -198,7 +227,8 @@ fi
 
 python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
-    "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" <<'PY'
+    "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" \
+    "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
@@ -207,6 +237,8 @@ cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered =
 half_requests, half_rate, half_p50, half_p99, half_bad = (
     int(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), float(sys.argv[19]), int(sys.argv[20]))
 cap_handed, cap_claimed = int(sys.argv[21]), int(sys.argv[22])
+cap_emulator, cap_wrk, cap_busy, cap_idle, bare_client_cpu, bare_emulator_cpu = map(float, sys.argv[23:29])
+cores = int(sys.argv[29])
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
@@ -228,6 +260,16 @@ print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | 
 print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `sealed-push send` (sealing each, 128 in flight, "
       f"same emulator): {bare_rate:,.0f}/s; gateway delivered / bare: {cap_delivered / bare_rate:.2f}x")
 print(f"capacity phase: {cap_handed:,} jobs handed over at enqueue, {cap_claimed:,} claimed from the queue")
+# The cores' budget: what the issue's ratio (0.5x SQLite, 0.4x PostgreSQL) would leave the gateway per send, if the
+# emulator, wrk and the other processes cost per send what they cost in this run and every core were busy.
+others = max(0.0, cap_busy - cap_cpu - cap_emulator - cap_wrk)
+print(f"CPU per send at capacity (ms, {cores} cores): gateway {cap_cpu:.3f}, emulator {cap_emulator:.3f}, wrk {cap_wrk:.3f}, "
+      f"other processes {others:.3f} (the database server, this script), idle {cap_idle:.3f}; "
+      f"bare run: client {bare_client_cpu:.3f}, emulator {bare_emulator_cpu:.3f}")
+target = 0.5 if store == "sqlite" else 0.4
+budget = cores * 1000 / (target * bare_rate) - cap_emulator - cap_wrk - others
+print(f"for {target:g}x ({target * bare_rate:,.0f} delivered/s) the cores leave the gateway {budget:.3f} ms per send "
+      f"(it spent {cap_cpu:.3f})")
 print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
       f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
 ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000
