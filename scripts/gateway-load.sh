@@ -3,7 +3,7 @@
 # real `sealed-push emulator` on loopback, 1,000 devices registered over the API, and `wrk` (Debian's) posting sends
 # to one device each, as a backend sending chat messages would.
 #
-#   1. Capacity: `wrk -t2 -c32` for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
+#   1. Capacity: `wrk -t2 -c32` (CONNECTIONS=N: -cN) for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
 #      delivered/s (accepted ÷ time until the last was sent).
 #   2. Half capacity: `wrk -t2 -c16` paced (each connection waits between its requests) at half the smaller of the
 #      two rates, for 2 × SECONDS: POST p50/p99 and accepted → delivered p50/p99 (each job's sent time against its
@@ -22,6 +22,7 @@
 # STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
 # (FAULTS=0.05: 15 % of requests fail). RATE=N paces the second phase at N sends/s instead of half the capacity.
+# CONNECTIONS=N: phase 1 over N connections instead of 32 (more requests in flight for the group commits).
 # BINDIR=... uses binaries built elsewhere instead of building in release. NODES=2 runs two gateway processes on the
 # same database (node ids load-1 and load-2, each delivering) and one `wrk` per node with half the connections each:
 # accepted/s is their sum, POST p50 and p99 the larger of the two; CPU per send counts both processes.
@@ -31,6 +32,9 @@ store=${1:-sqlite}
 seconds=${2:-10}
 faults=${FAULTS:-0}
 nodes=${NODES:-1}
+connections=${CONNECTIONS:-32}
+case "$connections" in *[!0-9]* | "") echo "gateway-load: CONNECTIONS is a number" >&2; exit 2 ;; esac
+(( connections >= nodes )) || { echo "gateway-load: CONNECTIONS is at least NODES" >&2; exit 2; }
 case "$nodes" in 1 | 2) ;; *) echo "gateway-load: NODES is 1 or 2" >&2; exit 2 ;; esac
 devices=1000
 in_flight=128
@@ -164,13 +168,13 @@ machine_cpu() {  # busy and idle seconds of every core since boot (/proc/stat, 1
     awk '$1 == "cpu" { printf "%.2f %.2f", ($2 + $3 + $4 + $7 + $8 + $9) / 100, ($5 + $6) / 100 }' /proc/stat
 }
 
-echo "==> capacity: wrk -t2 -c32 -d${seconds}s over $nodes node(s) (faults $faults each of 429, 500, GOAWAY)" >&2
+echo "==> capacity: wrk -t2 -c$connections -d${seconds}s over $nodes node(s) (faults $faults each of 429, 500, GOAWAY)" >&2
 cpu_before=$(cpu_seconds)
 emulator_before=$(emulator_cpu)
 children_cpu capacity.cpu.before
 read -r machine_busy_before machine_idle_before <<<"$(machine_cpu)"
 begin=$(date +%s.%N)
-run_wrk 32 "$seconds" capacity.txt
+run_wrk "$connections" "$seconds" capacity.txt
 read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <capacity.txt
 cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
@@ -228,7 +232,7 @@ fi
 python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" \
-    "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" <<'PY'
+    "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" "$connections" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
@@ -238,7 +242,7 @@ half_requests, half_rate, half_p50, half_p99, half_bad = (
     int(sys.argv[16]), float(sys.argv[17]), float(sys.argv[18]), float(sys.argv[19]), int(sys.argv[20]))
 cap_handed, cap_claimed = int(sys.argv[21]), int(sys.argv[22])
 cap_emulator, cap_wrk, cap_busy, cap_idle, bare_client_cpu, bare_emulator_cpu = map(float, sys.argv[23:29])
-cores = int(sys.argv[29])
+cores, connections = int(sys.argv[29]), int(sys.argv[30])
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
@@ -254,7 +258,7 @@ lost = len(jobs) - states["sent"] + missing
 print(f"\ngateway under load, APNs, {store}, {nodes} node(s), faults {faults:g} each of 429/500/GOAWAY (release build, one run)\n")
 print("| phase | sends | accepted/s | POST p50 | POST p99 | delivered/s | accepted→delivered p50 | p99 | refused or errors |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-print(f"| capacity (wrk -c32, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
+print(f"| capacity (wrk -c{connections}, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
 print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | {half_rate:,.0f} | {half_p50:.1f} ms | {half_p99:.1f} ms | | "
       f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
 print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `sealed-push send` (sealing each, 128 in flight, "
