@@ -3,7 +3,7 @@
 # real `sealed-push emulator` on loopback, 1,000 devices registered over the API, and `wrk` (Debian's) posting sends
 # to one device each, as a backend sending chat messages would.
 #
-#   1. Capacity: `wrk -t2 -c32` (CONNECTIONS=N: -cN) for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
+#   1. Capacity: `wrk -t2 -c32` for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
 #      delivered/s (accepted ÷ time until the last was sent).
 #   2. Half capacity: `wrk -t2 -c16` paced (each connection waits between its requests) at half the smaller of the
 #      two rates, for 2 × SECONDS: POST p50/p99 and accepted → delivered p50/p99 (each job's sent time against its
