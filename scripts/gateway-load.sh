@@ -11,7 +11,9 @@
 #
 # Where the cores went in phase 1, as CPU per send: the gateway, the emulator, wrk, every other process (the database
 # server) and idle, against the bare client's own and the emulator's in its run; and what the issue's ratio (0.5x
-# SQLite, 0.4x PostgreSQL) would leave the gateway per send with the rest as measured.
+# SQLite, 0.4x PostgreSQL) would leave the gateway per send with the rest as measured. With one node, two more runs
+# of SECONDS split the gateway's own CPU per send: the API alone (a `serve` with delivery off, the same sends) and the
+# HTTP server's floor (an unknown path's 404, answered at once).
 #
 # Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
 # `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
@@ -231,10 +233,34 @@ else
     psql -At "$database" -c "$query" >jobs.txt
 fi
 
+# Where the gateway's own CPU goes, in two more runs of one node with delivery off (on the same store, after the checks
+# above): the API alone (the same sends: request, key check, sealing, the durable group commit, the answer), and the
+# HTTP server's floor (a request answered at once: an unknown path's 404 with the contract's Error object).
+api_alone_cpu=nan api_alone_rate=nan floor_cpu=nan floor_rate=nan
+if [ "$nodes" = 1 ]; then
+    SEALEDPUSH_GATEWAY_DELIVERY=off SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
+        "$G" serve --config gw/gateway.json >serve-parts.out 2>&1 &
+    gateway_pid=$!
+    wait_for serve-parts.out "listening on port"
+    port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-parts.out | head -1)
+    echo "==> the gateway's parts: the API alone (delivery off), then the HTTP server's floor, ${seconds}s each" >&2
+    parts_before=$(cpu_seconds)
+    wrk -t2 -c"$connections" -d"${seconds}s" --latency -s send.lua "http://127.0.0.1:$port/v1/apps/load/notifications" \
+        >alone.txt
+    read -r alone_requests api_alone_rate _ <<<"$(wrk_figures alone.txt)"
+    parts_after=$(cpu_seconds)
+    api_alone_cpu=$(python3 -c "print(($parts_after - $parts_before) * 1000 / $alone_requests)")
+    wrk -t2 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/v1/apps/load/nothing" >floor.txt
+    read -r floor_requests floor_rate _ <<<"$(wrk_figures floor.txt)"
+    floor_cpu=$(python3 -c "print(($(cpu_seconds) - $parts_after) * 1000 / $floor_requests)")
+    kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
+fi
+
 python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" \
-    "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" "$connections" <<'PY'
+    "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" "$connections" \
+    "$api_alone_cpu" "$api_alone_rate" "$floor_cpu" "$floor_rate" <<'PY'
 import collections, json, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
@@ -245,6 +271,7 @@ half_requests, half_rate, half_p50, half_p99, half_bad = (
 cap_handed, cap_claimed = int(sys.argv[21]), int(sys.argv[22])
 cap_emulator, cap_wrk, cap_busy, cap_idle, bare_client_cpu, bare_emulator_cpu = map(float, sys.argv[23:29])
 cores, connections = int(sys.argv[29]), int(sys.argv[30])
+api_alone_cpu, api_alone_rate, floor_cpu, floor_rate = map(float, sys.argv[31:35])
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
@@ -276,6 +303,11 @@ target = 0.5 if store == "sqlite" else 0.4
 budget = cores * 1000 / (target * bare_rate) - cap_emulator - cap_wrk - others
 print(f"for {target:g}x ({target * bare_rate:,.0f} delivered/s) the cores leave the gateway {budget:.3f} ms per send "
       f"(it spent {cap_cpu:.3f})")
+if api_alone_cpu == api_alone_cpu:  # not NaN: one node
+    print(f"the gateway's parts (ms of its CPU per send): the API alone (delivery off, {api_alone_rate:,.0f} accepted/s) "
+          f"{api_alone_cpu:.3f}, of which the HTTP server's floor (a 404 answered at once, {floor_rate:,.0f}/s) "
+          f"{floor_cpu:.3f}; delivery adds {cap_cpu - api_alone_cpu:.3f}; the bare client spends {bare_client_cpu:.3f} "
+          f"sealing and sending")
 print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
       f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
 ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000
