@@ -17,7 +17,7 @@
 #
 # Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
 # `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
-# lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`, 128).
+# lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`: 128, or SLOTS).
 #
 #   bash scripts/gateway-load.sh [STORE] [SECONDS]
 #
@@ -25,6 +25,8 @@
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
 # (FAULTS=0.05: 15 % of requests fail). RATE=N paces the second phase at N sends/s instead of half the capacity.
 # CONNECTIONS=N: phase 1 over N connections instead of 32 (more requests in flight for the group commits).
+# SLOTS=N: the gateway's `delivery.maxConcurrentSends` instead of 128 (a slot is held until the job's end is recorded,
+# so 128 slots keep fewer than 128 APNs requests in flight; the bare client keeps 128).
 # BINDIR=... uses binaries built elsewhere instead of building in release. NODES=2 runs two gateway processes on the
 # same database (node ids load-1 and load-2, each delivering) and one `wrk` per node with half the connections each:
 # accepted/s is their sum, POST p50 and p99 the larger of the two; CPU per send counts both processes.
@@ -39,7 +41,8 @@ case "$connections" in *[!0-9]* | "") echo "gateway-load: CONNECTIONS is a numbe
 (( connections >= nodes )) || { echo "gateway-load: CONNECTIONS is at least NODES" >&2; exit 2; }
 case "$nodes" in 1 | 2) ;; *) echo "gateway-load: NODES is 1 or 2" >&2; exit 2 ;; esac
 devices=1000
-in_flight=128
+in_flight=${SLOTS:-128}
+case "$in_flight" in *[!0-9]* | "") echo "gateway-load: SLOTS is a number" >&2; exit 2 ;; esac
 command -v wrk >/dev/null || { echo "gateway-load: needs wrk (apt-get install wrk)" >&2; exit 2; }
 rig_name=gateway-load
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
