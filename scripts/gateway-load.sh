@@ -73,20 +73,23 @@ wait_for emulator.out "listening on"
 emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
 export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
 export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
-SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway.json \
-    >serve.out 2>&1 &
-gateway_pid=$!
-wait_for serve.out "listening on port"
-port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
-api="http://127.0.0.1:$port/v1/apps/load"
+start_serve() {  # CONFIG OUT [VAR=VALUE...]: a `serve` on a free loopback port; sets served_pid and served_port
+    local config=$1 out=$2
+    shift 2
+    env "$@" SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config "$config" \
+        >"$out" 2>&1 &
+    served_pid=$!
+    wait_for "$out" "listening on port"
+    served_port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' "$out" | head -1)
+}
+start_serve gw/gateway.json serve.out
+gateway_pid=$served_pid
+api="http://127.0.0.1:$served_port/v1/apps/load"
 apis=("$api")
 if [ "$nodes" = 2 ]; then
-    SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway-2.json \
-        >serve-2.out 2>&1 &
-    gateway2_pid=$!
-    wait_for serve-2.out "listening on port"
-    port2=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-2.out | head -1)
-    apis+=("http://127.0.0.1:$port2/v1/apps/load")
+    start_serve gw/gateway-2.json serve-2.out
+    gateway2_pid=$served_pid
+    apis+=("http://127.0.0.1:$served_port/v1/apps/load")
 fi
 
 rig_register_apns_devices "$api" "$key" load "$devices"
@@ -171,6 +174,9 @@ children_cpu() {  # FILE: user + system seconds of this script's children that e
     sed -n 2p "$1.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } }
         END { printf "%.2f", t }' >"$1"
 }
+per_send() {  # BEFORE AFTER COUNT: (AFTER - BEFORE) seconds as ms per one of COUNT
+    python3 -c "print(($2 - $1) * 1000 / $3)"
+}
 machine_cpu() {  # busy and idle seconds of every core since boot (/proc/stat, 100 Hz)
     awk '$1 == "cpu" { printf "%.2f %.2f", ($2 + $3 + $4 + $7 + $8 + $9) / 100, ($5 + $6) / 100 }' /proc/stat
 }
@@ -185,14 +191,14 @@ run_wrk "$connections" "$seconds" capacity.txt
 read -r cap_requests cap_rate cap_p50 cap_p99 cap_bad <capacity.txt
 cap_accepted=$(accepted_total)
 cap_done=$(drain "$cap_accepted")
-cap_cpu=$(python3 -c "print(($(cpu_seconds) - $cpu_before) * 1000 / $cap_accepted)")
+cap_cpu=$(per_send "$cpu_before" "$(cpu_seconds)" "$cap_accepted")
 # Where the cores went from the first POST until the last job was sent, in ms per send: the emulator, wrk, every
 # other process (the database server, this script), idle.
 read -r machine_busy_after machine_idle_after <<<"$(machine_cpu)"
-cap_emulator=$(python3 -c "print(($(emulator_cpu) - $emulator_before) * 1000 / $cap_accepted)")
-cap_wrk=$(python3 -c "print(($(cat capacity.txt.cpu) - $(cat capacity.cpu.before)) * 1000 / $cap_accepted)")
-cap_busy=$(python3 -c "print(($machine_busy_after - $machine_busy_before) * 1000 / $cap_accepted)")
-cap_idle=$(python3 -c "print(($machine_idle_after - $machine_idle_before) * 1000 / $cap_accepted)")
+cap_emulator=$(per_send "$emulator_before" "$(emulator_cpu)" "$cap_accepted")
+cap_wrk=$(per_send "$(cat capacity.cpu.before)" "$(cat capacity.txt.cpu)" "$cap_accepted")
+cap_busy=$(per_send "$machine_busy_before" "$machine_busy_after" "$cap_accepted")
+cap_idle=$(per_send "$machine_idle_before" "$machine_idle_after" "$cap_accepted")
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 cap_handed=$(metric sealedpush_gateway_jobs_started_total 'path="handover"')
 cap_claimed=$(metric sealedpush_gateway_jobs_started_total 'path="claim"')
@@ -223,8 +229,8 @@ bare_begin=$(date +%s.%N)
     --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 || { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
 bare_rate=$(python3 -c "print($cap_accepted / ($(date +%s.%N) - $bare_begin))")
 children_cpu bare.cpu.after
-bare_client_cpu=$(python3 -c "print(($(cat bare.cpu.after) - $(cat bare.cpu.before)) * 1000 / $cap_accepted)")
-bare_emulator_cpu=$(python3 -c "print(($(emulator_cpu) - $bare_emulator_before) * 1000 / $cap_accepted)")
+bare_client_cpu=$(per_send "$(cat bare.cpu.before)" "$(cat bare.cpu.after)" "$cap_accepted")
+bare_emulator_cpu=$(per_send "$bare_emulator_before" "$(emulator_cpu)" "$cap_accepted")
 kill -INT "$emulator_pid"; wait "$emulator_pid" || true; emulator_pid=
 
 # Each job: state, apns-id, accepted and sent times (ms).
@@ -241,21 +247,18 @@ fi
 # HTTP server's floor (a request answered at once: an unknown path's 404 with the contract's Error object).
 api_alone_cpu=nan api_alone_rate=nan floor_cpu=nan floor_rate=nan
 if [ "$nodes" = 1 ]; then
-    SEALEDPUSH_GATEWAY_DELIVERY=off SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
-        "$G" serve --config gw/gateway.json >serve-parts.out 2>&1 &
-    gateway_pid=$!
-    wait_for serve-parts.out "listening on port"
-    port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-parts.out | head -1)
+    start_serve gw/gateway.json serve-parts.out SEALEDPUSH_GATEWAY_DELIVERY=off
+    gateway_pid=$served_pid
     echo "==> the gateway's parts: the API alone (delivery off), then the HTTP server's floor, ${seconds}s each" >&2
     parts_before=$(cpu_seconds)
-    wrk -t2 -c"$connections" -d"${seconds}s" --latency -s send.lua "http://127.0.0.1:$port/v1/apps/load/notifications" \
+    wrk -t2 -c"$connections" -d"${seconds}s" --latency -s send.lua "http://127.0.0.1:$served_port/v1/apps/load/notifications" \
         >alone.txt
     read -r alone_requests api_alone_rate _ <<<"$(wrk_figures alone.txt)"
     parts_after=$(cpu_seconds)
-    api_alone_cpu=$(python3 -c "print(($parts_after - $parts_before) * 1000 / $alone_requests)")
-    wrk -t2 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/v1/apps/load/nothing" >floor.txt
+    api_alone_cpu=$(per_send "$parts_before" "$parts_after" "$alone_requests")
+    wrk -t2 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$served_port/v1/apps/load/nothing" >floor.txt
     read -r floor_requests floor_rate _ <<<"$(wrk_figures floor.txt)"
-    floor_cpu=$(python3 -c "print(($(cpu_seconds) - $parts_after) * 1000 / $floor_requests)")
+    floor_cpu=$(per_send "$parts_after" "$(cpu_seconds)" "$floor_requests")
     kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 fi
 
