@@ -149,6 +149,9 @@ enum ControlVectorGenerator {
         try rawRecord("record-fallback-without-reason", #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"\#(id)","outcome":"fallback"}"#, ephemeral: 0x23)
         try rawRecord("record-uppercase-hex", #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"\#(id.uppercased())","outcome":"decrypted"}"#, ephemeral: 0x24)
         try rawRecord("record-attachments-over-8", #"{"attachments":{"delivered":9,"failed":0},"device-time":1,"message-id":"\#(id)","outcome":"decrypted"}"#, ephemeral: 0x25)
+        try rawRecord("record-reason-empty", #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"\#(id)","outcome":"fallback","reason":""}"#, ephemeral: 0x26)
+        try rawRecord("record-reason-over-32", #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"\#(id)","outcome":"fallback","reason":"abcdefghijklmnopqrstuvwxyz0123456"}"#, ephemeral: 0x27)
+        try rawRecord("record-reason-with-space", #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"\#(id)","outcome":"fallback","reason":"timed out"}"#, ephemeral: 0x28)
 
         let file = ControlVectorFile(
             description: "Specs/control-v1.md vectors: content cases (canonical form and action, both absent when "

@@ -121,6 +121,9 @@ public struct DeliveryReceipt: Sendable, Hashable {
         case .string("duplicate")?: outcome = .duplicate
         case .string("fallback")?:
             guard case .string(let text)? = reason else { throw Self.malformed("a fallback needs a \"reason\" string") }
+            guard Self.isReasonCode(text) else {
+                throw Self.malformed("\"reason\" must be 1 to 32 characters U+0021 ... U+007E (printable ASCII, no space)")
+            }
             outcome = .fallback(reason: text)
         default: throw Self.malformed("\"outcome\" must be decrypted, duplicate or fallback")
         }
@@ -150,10 +153,15 @@ public struct DeliveryReceipt: Sendable, Hashable {
             throw SealedPushError(.invalidArgument, "the device time \(deviceTime) is past 2^53 − 1")
         }
         if case .fallback(let reason) = outcome {
-            guard (1...32).contains(reason.utf8.count), reason.utf8.allSatisfy({ $0 >= 0x21 && $0 < 0x7f }) else {
-                throw SealedPushError(.invalidArgument, "a fallback reason is 1 to 32 printable ASCII characters")
+            guard Self.isReasonCode(reason) else {
+                throw SealedPushError(.invalidArgument, "a fallback reason is 1 to 32 characters U+0021 ... U+007E (printable ASCII, no space), got \(reason.utf8.count) bytes")
             }
         }
+    }
+
+    /// §4: a fallback reason code is 1 to 32 characters U+0021 ... U+007E — what a writer writes and a reader takes.
+    private static func isReasonCode(_ reason: String) -> Bool {
+        (1...32).contains(reason.utf8.count) && reason.utf8.allSatisfy { $0 >= 0x21 && $0 < 0x7f }
     }
 
     private static func isCount(_ value: Double) -> Bool { value >= 0 && value <= 8 && value == value.rounded() }

@@ -35,9 +35,23 @@ struct DeliveryReceiptTests {
         #"{"attachments":{"delivered":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"decrypted"}"#,
         #"{"attachments":{"delivered":0,"failed":0},"device-time":-1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"decrypted"}"#,
         #"["decrypted"]"#,
+        // §4: a fallback's reason is 1 to 32 characters U+0021 ... U+007E (the reader refused none of these before).
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":""}"#,
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":"timed out"}"#,
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":"abcdefghijklmnopqrstuvwxyz0123456"}"#,
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":"d\u00e9j\u00e0"}"#,
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":"a\nb"}"#,
+        #"{"attachments":{"delivered":0,"failed":0},"device-time":1,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":7}"#,
     ])
     func refusals(_ json: String) {
         #expect(throws: SealedPushError.self) { try DeliveryReceipt(paddedPlaintext: padded(json)) }
+    }
+
+    @Test func reasonAtItsBounds() throws {
+        for reason in ["x", "abcdefghijklmnopqrstuvwxyz012345", "!~{}[]:,\\\"azAZ09"] {
+            let receipt = DeliveryReceipt(messageID: id, outcome: .fallback(reason: reason), deviceTime: 3)
+            #expect(try DeliveryReceipt(paddedPlaintext: receipt.paddedPlaintext()) == receipt)
+        }
     }
 
     @Test func paddingAndLengthRules() throws {
