@@ -20,6 +20,13 @@ public struct DeliveryReceipt: Sendable, Hashable {
     public static let maxLifetime: UInt64 = 604_800
     /// The HPKE `info` label: `"SealedPush receipt v1" || 0x00 || topic`, never an envelope's.
     public static let infoLabel = Array("SealedPush receipt v1".utf8)
+    /// The reference step's fallback reason codes (its `FallbackReason` raw values). A receipt may carry any code
+    /// of §4's form (another receiver's own); a backend that counts receipts by reason, as metric labels, counts the
+    /// others under one value, so devices cannot add label values without bound.
+    public static let referenceReasonCodes: Set<String> = [
+        "keysUnavailable", "unknownKey", "unknownSender", "authenticationFailure", "expired", "notYetValid",
+        "replayed", "malformed", "timedOut", "controlNotApplied",
+    ]
     /// The longest receipt envelope: header, one 256-byte bucket and the tag.
     public static let maximumEnvelopeLength = EnvelopeV1.headerLength + paddedLength + 16
 

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import SealedPushCore
 
 /// The gateway's metrics (swift-metrics) and their Prometheus text for `/metrics`.
 ///
@@ -109,9 +110,11 @@ public struct GatewayMetrics: Sendable {
     /// The Prometheus text exposition of every metric in the factory.
     public func render() -> [UInt8] { exposition() }
 
-    /// Counts a receipt recorded.
+    /// Counts a receipt recorded, by outcome and reason: a reason outside the reference step's codes
+    /// (``DeliveryReceipt/referenceReasonCodes``) counts as `other`, so devices cannot add series without bound.
     func recordReceipt(outcome: String, reason: String?) {
-        CoreMetrics.Counter(label: Name.receipts, dimensions: [("outcome", outcome), ("reason", reason ?? "none")], factory: factory)
+        let label = reason.map { DeliveryReceipt.referenceReasonCodes.contains($0) ? $0 : "other" } ?? "none"
+        CoreMetrics.Counter(label: Name.receipts, dimensions: [("outcome", outcome), ("reason", label)], factory: factory)
             .increment()
     }
 

@@ -43,6 +43,17 @@ struct ReceiptSenderTests {
 
     static let report = NotificationReport(outcome: .decrypted, deliveredAttachments: 0, thumbnails: 0, attachmentFailures: [])
 
+    @Test("every reason the step can report is a reference code a receipt carries in §4's form")
+    func reasonCodes() throws {
+        // Core's list (which the gateway's metrics label by) is exactly this module's FallbackReason, and each code
+        // makes a receipt record a reader takes back.
+        #expect(Set(FallbackReason.allCases.map(\.rawValue)) == DeliveryReceipt.referenceReasonCodes)
+        for reason in FallbackReason.allCases {
+            let record = DeliveryReceipt(messageID: Array(0..<16), outcome: .fallback(reason: reason.rawValue), deviceTime: 1)
+            #expect(try DeliveryReceipt(paddedPlaintext: record.paddedPlaintext()) == record)
+        }
+    }
+
     @Test("the queue keeps at most 256 receipts (the oldest go), 0600 each, and drops expired or foreign files")
     func queueBounds() throws {
         let directory = try makeTemporaryDirectory().appendingPathComponent("receipts")

@@ -187,6 +187,17 @@ struct LifecycleEndToEndTests {
             let metrics = try await client.send("GET", "/metrics").text
             #expect(metrics.contains(#"sealedpush_gateway_receipts_total{outcome="decrypted",reason="none"} 1"#))
             #expect(metrics.contains(#"sealedpush_gateway_receipts_refused_total{cause="replayed"} 1"#))
+            // A reason outside the reference step's codes (valid under control-v1 §4: another receiver's own code) is
+            // counted as `other`, so a device choosing reasons cannot add metric series without bound; the job keeps
+            // its first receipt as it came.
+            for reason in ["vendorCode1", "vendorCode2"] {
+                let odd = try ben.receipt(about: benFirst, .fallback(reason: reason))
+                #expect(try await Self.postReceipt(gateway, odd).status == 204)
+            }
+            let counted = try await client.send("GET", "/metrics").text
+            #expect(counted.contains(#"sealedpush_gateway_receipts_total{outcome="fallback",reason="other"} 2"#))
+            #expect(counted.contains(#"sealedpush_gateway_receipts_total{outcome="fallback",reason="timedOut"} 1"#))
+            #expect(!counted.contains("vendorCode"))
 
             // Update: the phone shows the new words under the same id, in place of the old notification.
             let updated = try await client.send(
