@@ -34,6 +34,8 @@ enum ControlVectorGenerator {
         content("badge", #"{"control":{"count":12,"action":"badge"}}"#)
         content("badge-integral-float", #"{"control":{"action":"badge","count":3.0}}"#)
         content("control-unknown-members-kept", #"{"control":{"action":"badge","count":1},"x-app":[1]}"#)
+        // Ids compare code point by code point (§1): "\u00e9" (NFC) and "e\u0301" (NFD) are two ids.
+        content("remove-ids-nfc-and-nfd", #"{"control":{"action":"remove","ids":["\u00e9","e\u0301"]}}"#)
         // Refused (malformedContent):
         content("control-not-object", #"{"control":"remove"}"#)
         content("control-without-action", #"{"control":{}}"#)
@@ -48,6 +50,7 @@ enum ControlVectorGenerator {
         content("update-without-id", #"{"control":{"action":"update"}}"#)
         content("update-id-65-bytes", #"{"control":{"action":"update","id":""# + String(repeating: "x", count: 65) + #""}}"#)
         content("update-id-differs", #"{"notification-id":"a","control":{"action":"update","id":"b"}}"#)
+        content("update-id-differs-nfc-nfd", #"{"notification-id":"\u00e9","control":{"action":"update","id":"e\u0301"}}"#)
         content("badge-negative", #"{"control":{"action":"badge","count":-1}}"#)
         content("badge-fraction", #"{"control":{"action":"badge","count":1.5}}"#)
         content("badge-too-large", #"{"control":{"action":"badge","count":2147483648}}"#)

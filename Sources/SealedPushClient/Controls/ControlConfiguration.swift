@@ -50,17 +50,21 @@ public struct ControlConfiguration: Sendable {
     public func apply(_ control: NotificationControl, requestIdentifier: String?) async throws {
         switch control.action {
         case .remove(let ids, let threadID):
-            let wanted = Set(ids)
+            // Ids and thread ids compare code point by code point (control-v1 §1), not as Swift's canonically
+            // equivalent Strings: "\u{e9}" and "e\u{301}" name two notifications.
+            let wanted = Set(ids.map { Array($0.utf8) })
+            let thread = threadID.map { Array($0.utf8) }
             let matches = await center.deliveredNotifications().filter { notification in
-                (notification.notificationID.map(wanted.contains) ?? false)
-                    || (threadID != nil && notification.threadIdentifier == threadID)
+                (notification.notificationID.map { wanted.contains(Array($0.utf8)) } ?? false)
+                    || (thread != nil && notification.threadIdentifier.map { Array($0.utf8) } == thread)
             }
             if !matches.isEmpty {
                 await center.removeDeliveredNotifications(withIdentifiers: matches.map(\.requestIdentifier))
             }
         case .update(let id):
             let stale = await center.deliveredNotifications().filter {
-                $0.notificationID == id && $0.requestIdentifier != requestIdentifier
+                ($0.notificationID?.utf8.elementsEqual(id.utf8) ?? false)
+                    && !(requestIdentifier?.utf8.elementsEqual($0.requestIdentifier.utf8) ?? false)
             }
             if !stale.isEmpty {
                 await center.removeDeliveredNotifications(withIdentifiers: stale.map(\.requestIdentifier))

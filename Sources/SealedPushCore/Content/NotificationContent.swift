@@ -219,7 +219,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
                     "content field \"\(name)\" cannot travel with a \(control.kind.rawValue) control message, which shows nothing")
             }
         case .update(let id):
-            if let notificationID, notificationID != id {
+            if let notificationID, !notificationID.utf8.elementsEqual(id.utf8) {  // by code points (§1)
                 throw SealedPushError(
                     .malformedContent, "an update's \"notification-id\" must equal the \"id\" of its control member")
             }

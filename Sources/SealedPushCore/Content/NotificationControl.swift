@@ -159,7 +159,10 @@ public struct NotificationControl: Sendable, Hashable, Codable {
             guard ids.allSatisfy(Self.isNotificationID) else {
                 throw Self.malformed("every id must be 1 to 64 bytes of UTF-8 without control characters")
             }
-            guard Set(ids).count == ids.count else { throw Self.malformed("action remove names an id twice") }
+            // By code points (§1): Swift's String equality would merge "\u{e9}" and "e\u{301}", two ids.
+            guard Set(ids.map { Array($0.utf8) }).count == ids.count else {
+                throw Self.malformed("action remove names an id twice")
+            }
             if let threadID, !(1...255).contains(threadID.utf8.count) {
                 throw Self.malformed("\"thread-id\" must be 1 to 255 bytes")
             }

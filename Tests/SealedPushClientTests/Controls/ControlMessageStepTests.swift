@@ -67,6 +67,28 @@ struct ControlMessageStepTests {
         #expect(shown(center) == ["r5"])
     }
 
+    @Test("remove and update match ids and thread ids code point by code point, not by canonical equivalence")
+    func matchesByCodePoints() async throws {
+        let device = try device()
+        let center = InMemoryNotificationCenter()
+        let nfc = "\u{e9}", nfd = "e\u{301}"  // equal as Swift Strings, two ids under control-v1 §1
+        center.add(DeliveredNotification(requestIdentifier: "r-nfc", notificationID: nfc, threadIdentifier: nfc))
+        center.add(DeliveredNotification(requestIdentifier: "r-nfd", notificationID: nfd, threadIdentifier: nfd))
+        center.add(DeliveredNotification(requestIdentifier: "r-t-nfc", threadIdentifier: nfc))
+        let byID = try device.body(#"{"control":{"action":"remove","ids":["e\u0301"]}}"#)
+        _ = await deliver(step(device, center: center), NotificationRequest(body: byID))
+        #expect(shown(center) == ["r-nfc", "r-t-nfc"])
+        let byThread = try device.body(#"{"control":{"action":"remove","thread-id":"\u00e9"}}"#)
+        _ = await deliver(step(device, center: center), NotificationRequest(body: byThread))
+        #expect(shown(center).isEmpty)
+        // An update of one spelling leaves the other's notification alone.
+        center.add(DeliveredNotification(requestIdentifier: "u-nfc", notificationID: nfc))
+        center.add(DeliveredNotification(requestIdentifier: "u-nfd", notificationID: nfd))
+        let update = try device.body(#"{"body":"new","control":{"action":"update","id":"e\u0301"}}"#)
+        _ = await deliver(step(device, center: center), NotificationRequest(body: update, identifier: "u-new"))
+        #expect(shown(center) == ["u-nfc"])
+    }
+
     @Test("badge sets the count and shows nothing of its own")
     func badge() async throws {
         let device = try device()

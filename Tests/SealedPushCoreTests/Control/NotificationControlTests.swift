@@ -35,6 +35,21 @@ struct NotificationControlTests {
         #expect(try parse(#"{"notification-id":"n-1","body":"hi"}"#).notificationID == "n-1")
     }
 
+    @Test("ids compare code point by code point (§1): NFC and NFD spellings are two ids, never one")
+    func idsCompareByCodePoints() throws {
+        // "\u{e9}" and "e\u{301}" are canonically equivalent, so Swift's String == calls them equal; §1 does not.
+        let remove = try parse(#"{"control":{"action":"remove","ids":["\u00e9","e\u0301"]}}"#)
+        #expect(remove.control.map { control -> [[UInt8]] in
+            guard case .remove(let ids, _) = control.action else { return [] }
+            return ids.map { Array($0.utf8) }
+        } == [[0xC3, 0xA9], [0x65, 0xCC, 0x81]])
+        #expect(code { _ = try parse(#"{"control":{"action":"remove","ids":["e\u0301","e\u0301"]}}"#) } == .malformedContent)
+        #expect(code { _ = try parse(#"{"notification-id":"\u00e9","control":{"action":"update","id":"e\u0301"}}"#) }
+            == .malformedContent)
+        #expect(try parse(#"{"notification-id":"e\u0301","control":{"action":"update","id":"e\u0301"}}"#).notificationID
+            .map { Array($0.utf8) } == [0x65, 0xCC, 0x81])
+    }
+
     @Test("what the spec refuses is malformedContent, and no message names a member or value",
           arguments: [
               #"{"control":"remove"}"#,

@@ -138,6 +138,15 @@ final class ControlMessageTests {
     }
 
     @Test
+    void idsCompareCodePointByCodePointSoNfcAndNfdAreTwoIds() throws Exception {
+        // control-v1 §1: "\u00e9" (NFC) and "e\u0301" (NFD) are two ids; no normalization anywhere.
+        Control c = parse("{\"control\":{\"action\":\"remove\",\"ids\":[\"\\u00e9\",\"e\\u0301\"]}}").control();
+        assertEquals(Arrays.asList("\u00e9", "e\u0301"), c.ids());
+        refused("{\"control\":{\"action\":\"remove\",\"ids\":[\"e\\u0301\",\"e\\u0301\"]}}");
+        refused("{\"notification-id\":\"\\u00e9\",\"control\":{\"action\":\"update\",\"id\":\"e\\u0301\"}}");
+    }
+
+    @Test
     void removeAndBadgeMayCarryOnlyNotificationIdControlBadgeAndUnknownMembers() throws Exception {
         Content c = parse("{\"notification-id\":\"fresh-1\",\"control\":{\"action\":\"remove\",\"ids\":[\"a\"]},\"badge\":3,"
             + "\"x-app\":{\"k\":[1,2]}}");
