@@ -41,6 +41,13 @@ let package = Package(
             ]
         ),
 
+        // Receipts as the gateway's receipt endpoint reads them (control-v1 §4): the server library's opener
+        // (libsodium) with the control vectors' keys, and the record reader.
+        .executableTarget(
+            name: "FuzzReceipt",
+            dependencies: ["FuzzSupport", core, .product(name: "SealedPushServer", package: "SealedPush")]
+        ),
+
         // The device key ring file (Specs/keyring-v1.md §2): JSON, private key text and key checks (swift-crypto).
         .executableTarget(
             name: "FuzzKeyRing",

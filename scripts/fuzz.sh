@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh SECONDS [TARGET ...]      e.g. scripts/fuzz.sh 5 (CI smoke), scripts/fuzz.sh 600 FuzzContent
 #
 # Corpora: seeds in Fuzz/Corpus/<Target> (committed) plus, when Specs/vectors/envelope-v1.json exists, seeds made
-# from its positive and negative payloads; new inputs go to .fuzz-corpus/<Target> (not committed). Findings (crash-,
+# from its positive and negative payloads (and from control-v1.json's content cases and receipts); new inputs go to .fuzz-corpus/<Target> (not committed). Findings (crash-,
 # timeout-, oom-, leak- files) go to fuzz-out/<Target>/. After a finding the target restarts for the remaining time,
 # so one run can report several. Exit status: 0 when every target ran and found nothing, 1 otherwise (a finding, or a
 # target that could not start), 2 on a build failure.
@@ -64,6 +64,7 @@ max_len() {
         FuzzKeyRing) echo 2048 ;;
         FuzzEmulatorRequest) echo 6000 ;;
         FuzzBlob) echo 1200 ;;
+        FuzzReceipt) echo 400 ;;
         *) echo 4096 ;;
     esac
 }
@@ -92,6 +93,16 @@ for i, v in enumerate(vectors.get("negative", [])):
         put("FuzzEnvelope", f"negative-{i}", base64.urlsafe_b64decode(sp + "=" * (-len(sp) % 4)))
     except Exception:
         pass
+if os.path.exists("Specs/vectors/control-v1.json"):
+    control = json.load(open("Specs/vectors/control-v1.json"))
+    for i, v in enumerate(control.get("contentCases", [])):
+        put("FuzzContent", f"control-{i}", v["json"])
+    for i, v in enumerate(control.get("receipts", [])):
+        put("FuzzReceipt", f"receipt-{i}", bytes.fromhex(v["receipt"]))
+        put("FuzzReceipt", f"record-{i}", v["recordJSON"])
+        put("FuzzReceipt", f"padded-{i}", bytes.fromhex(v["paddedPlaintext"]))
+    for i, v in enumerate(control.get("receiptNegatives", [])):
+        put("FuzzReceipt", f"refused-{i}", bytes.fromhex(v["receipt"]))
 for name in ("serverPublicKey", "devicePublicKey"):
     put("FuzzKeyText", name, vectors[name])
 for name in ("serverPrivateKey", "devicePrivateKey"):

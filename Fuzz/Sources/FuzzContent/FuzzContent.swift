@@ -80,9 +80,21 @@ private func whitespaceOnlyInStrings(_ json: [UInt8]) -> Bool {
     return true
 }
 
-/// Spec §4, written independently: known members with the wrong type or range make content invalid.
+/// Spec §4 (with control-v1 §1–§2), written independently: known members with the wrong type or range make content
+/// invalid, and so does a control message that breaks its own rules.
 private func isValidContent(_ tree: JSONValue) -> Bool {
     guard case .object(let members) = tree else { return false }
+    // Envelope spec §4.3: `content-ref`, when present, is an object with a `url` string.
+    if let value = members["content-ref"] {
+        guard value.objectValue?["url"]?.stringValue != nil else { return false }
+    }
+    // control-v1 §1: 1 to 64 bytes of UTF-8, no code point below U+0020.
+    if let value = members["notification-id"] {
+        guard let id = value.stringValue, isNotificationID(id) else { return false }
+    }
+    if let value = members["control"] {
+        guard isValidControl(value, members) else { return false }
+    }
     for key in ["title", "subtitle", "body", "sound", "thread-id", "category", "target-content-id"] {
         if let value = members[key], value.stringValue == nil { return false }
     }
@@ -106,13 +118,65 @@ private func isValidContent(_ tree: JSONValue) -> Bool {
     return true
 }
 
+/// control-v1 §1: a notification id.
+private func isNotificationID(_ id: String) -> Bool {
+    (1...64).contains(id.utf8.count) && id.unicodeScalars.allSatisfy { $0.value >= 0x20 }
+}
+
+/// control-v1 §2: `control` and the members beside it. Ids compare code point by code point (not as Swift's
+/// canonically equivalent `String`s).
+private func isValidControl(_ value: JSONValue, _ members: JSONObject) -> Bool {
+    guard let control = value.objectValue, let action = control["action"]?.stringValue else { return false }
+    let names = Set(control.map { Array($0.key.unicodeScalars.map(\.value)) })
+    func only(_ allowed: [String]) -> Bool {
+        names.isSubset(of: Set(allowed.map { Array($0.unicodeScalars.map(\.value)) }))
+    }
+    // What a remove or badge message may carry beside `control`: `notification-id`, `badge` and unknown members.
+    let known = ["title", "subtitle", "body", "sound", "thread-id", "category", "interruption-level",
+                 "relevance-score", "target-content-id", "data", "attachments", "content-ref"]
+    let quiet = !members.contains { known.contains($0.key) }
+    switch action {
+    case "remove":
+        guard only(["action", "ids", "thread-id"]), quiet else { return false }
+        let ids = control["ids"]
+        let thread = control["thread-id"]
+        guard ids != nil || thread != nil else { return false }
+        if let ids {
+            guard let elements = ids.arrayValue, (1...64).contains(elements.count) else { return false }
+            var seen = Set<[UInt32]>()
+            for element in elements {
+                guard let id = element.stringValue, isNotificationID(id),
+                    seen.insert(id.unicodeScalars.map(\.value)).inserted
+                else { return false }
+            }
+        }
+        if let thread {
+            guard let text = thread.stringValue, (1...255).contains(text.utf8.count) else { return false }
+        }
+        return true
+    case "update":
+        guard only(["action", "id"]), let id = control["id"]?.stringValue, isNotificationID(id) else { return false }
+        if let own = members["notification-id"]?.stringValue {
+            return own.unicodeScalars.map(\.value) == id.unicodeScalars.map(\.value)
+        }
+        return true
+    case "badge":
+        guard only(["action", "count"]), quiet, let count = control["count"]?.numberValue,
+            count >= 0, count <= 2_147_483_647, count.rounded(.towardZero) == count
+        else { return false }
+        return true
+    default:
+        return false
+    }
+}
+
 /// Whether `message` repeats a run of 12 or more bytes of `input` (decrypted content must never reach a message);
 /// the spec's own member names, which messages may name, are exempt.
 private func echoesInput(_ message: String, _ input: [UInt8]) -> Bool {
     var text = message
     // The spec's own words a message may name: member names and the interruption levels.
     for name in ["relevance-score", "interruption-level", "target-content-id", "attachments", "additional member",
-                 "time-sensitive", "critical", "passive", "active", "content-ref"] {
+                 "time-sensitive", "critical", "passive", "active", "content-ref", "notification-id"] {
         text = text.replacingOccurrences(of: name, with: "")
     }
     let haystack = Array(text.utf8)
