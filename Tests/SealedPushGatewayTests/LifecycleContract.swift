@@ -125,6 +125,25 @@ enum LifecycleContract {
             #expect(after.deliveries.first { $0.deviceID == "b" }?.receipt?.count == 2)
             #expect(after.deliveries.first { $0.deviceID == "b" }?.receipt?.outcome == "decrypted")
             #expect(after.deliveries.first { $0.deviceID == "a" }?.receipt?.count == 3)
+
+            // A job takes at most ReceivedReceipt.maxPerJob receipts. Job b has 2: a batch that fills it and goes one
+            // past gets the last one refused; after that a receipt about it changes nothing, whether its id is new or
+            // one kept before (the limit is checked first), and the job's first receipt and count stay.
+            let room = ReceivedReceipt.maxPerJob - 2
+            let filling = (0...room).map { b(String(format: "%032x", 0x5000 + $0), "duplicate") }
+            #expect(
+                try await store.recordReceipts(filling)
+                    == Array(repeating: .recorded(notificationID: notification.id, deviceID: "b", first: false), count: room)
+                    + [.limitReached])
+            #expect(try await store.recordReceipt(b(String(format: "%032x", 0x6000), "duplicate")) == .limitReached)
+            #expect(try await store.recordReceipt(b(id3, "decrypted")) == .limitReached)
+            let full = try #require(try await store.notificationStatus(appID: "alpha", notificationID: notification.id))
+            #expect(full.deliveries.first { $0.deviceID == "b" }?.receipt?.count == ReceivedReceipt.maxPerJob)
+            #expect(full.deliveries.first { $0.deviceID == "b" }?.receipt?.outcome == "decrypted")
+            // Job a (3 receipts) still has room: the limit is per job.
+            #expect(
+                try await store.recordReceipt(receipt(String(format: "%032x", 0x7000)))
+                    == .recorded(notificationID: notification.id, deviceID: "a", first: false))
         }
     }
 }

@@ -1096,12 +1096,13 @@ public final class PostgresGatewayStore: GatewayStore {
             var notificationID: UUID
             var deviceID: String
             var hasReceipt: Bool
+            var receiptCount: Int
         }
         // 1. The job each receipt is about (by position in the batch), locked until the end.
         var jobs: [Int: Job] = [:]
         let rows = try await connection.query(
             """
-            SELECT r.position, j.id, j.notification_id, j.device_id, j.receipt_outcome IS NOT NULL
+            SELECT r.position, j.id, j.notification_id, j.device_id, j.receipt_outcome IS NOT NULL, j.receipt_count
             FROM unnest(\(receipts.map(\.appID))::text[], \(receipts.map(\.messageID))::text[],
                         \(receipts.map(\.keyID))::text[]) WITH ORDINALITY AS r(app_id, message_id, key_id, position)
             JOIN job_messages m ON m.app_id = r.app_id AND m.message_id = r.message_id AND m.key_id = r.key_id
@@ -1109,10 +1110,12 @@ public final class PostgresGatewayStore: GatewayStore {
             ORDER BY j.id
             FOR UPDATE OF j
             """, logger: logger)
-        for try await (position, id, notificationID, deviceID, hasReceipt) in rows.decode(
-            (Int64, Int64, UUID, String, Bool).self)
+        for try await (position, id, notificationID, deviceID, hasReceipt, receiptCount) in rows.decode(
+            (Int64, Int64, UUID, String, Bool, Int).self)
         {
-            jobs[Int(position) - 1] = Job(id: id, notificationID: notificationID, deviceID: deviceID, hasReceipt: hasReceipt)
+            jobs[Int(position) - 1] = Job(
+                id: id, notificationID: notificationID, deviceID: deviceID, hasReceipt: hasReceipt,
+                receiptCount: receiptCount)
         }
         let found = receipts.indices.filter { jobs[$0] != nil }
         guard !found.isEmpty else { return receipts.map { _ in .unknownMessage } }
@@ -1134,14 +1137,22 @@ public final class PostgresGatewayStore: GatewayStore {
             fresh.insert(ReceiptKey(appID: appID, receiptID: receiptID))
         }
         // 3. The answers in order, and what each job gets: its fields from its first receipt if it had none, and the
-        //    count of the receipts recorded now.
+        //    count of the receipts recorded now. A receipt about a job that is full (counting this batch's) is
+        //    refused before the replay check, as one at a time; the id it inserted in step 2 is not kept.
         var answers = [ReceiptRecording](repeating: .unknownMessage, count: receipts.count)
         var withReceipt = Set<Int64>()
         var counts: [Int64: Int] = [:]
         var firsts: [Int64: Int] = [:]  // job id: position of the receipt that sets its fields
+        var unkept: [ReceiptKey] = []
         for index in found {
             let receipt = receipts[index], job = jobs[index]!
-            guard fresh.remove(ReceiptKey(appID: receipt.appID, receiptID: receipt.receiptID)) != nil else {
+            let key = ReceiptKey(appID: receipt.appID, receiptID: receipt.receiptID)
+            guard job.receiptCount + counts[job.id, default: 0] < ReceivedReceipt.maxPerJob else {
+                if fresh.remove(key) != nil { unkept.append(key) }
+                answers[index] = .limitReached
+                continue
+            }
+            guard fresh.remove(key) != nil else {
                 answers[index] = .replayed
                 continue
             }
@@ -1150,6 +1161,14 @@ public final class PostgresGatewayStore: GatewayStore {
             if first { firsts[job.id] = index }
             counts[job.id, default: 0] += 1
             answers[index] = .recorded(notificationID: job.notificationID, deviceID: job.deviceID, first: first)
+        }
+        if !unkept.isEmpty {
+            try await connection.query(
+                """
+                DELETE FROM receipts USING unnest(\(unkept.map(\.appID))::text[], \(unkept.map(\.receiptID))::text[])
+                    AS u(app_id, receipt_id)
+                WHERE receipts.app_id = u.app_id AND receipts.receipt_id = u.receipt_id
+                """, logger: logger)
         }
         if !counts.isEmpty {
             let ids = counts.keys.sorted()

@@ -11,6 +11,9 @@ public enum ReceiptRecording: Sendable, Hashable {
     case recorded(notificationID: UUID, deviceID: String, first: Bool)
     /// This receipt id was recorded before (until its expiry): nothing changed.
     case replayed
+    /// The job has taken ``ReceivedReceipt/maxPerJob`` receipts already: nothing changed, and the receipt's id is not
+    /// kept (checked before the replay: a receipt about a full job is this, whether or not its id was seen).
+    case limitReached
     /// No job of the app sent that message id to that device key: nothing changed.
     case unknownMessage
 }

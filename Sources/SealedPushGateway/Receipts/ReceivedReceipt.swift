@@ -9,6 +9,11 @@ import Foundation
 /// Only the fields the contract names reach the store: the outcome and its reason code, the attachment counts and
 /// the device time. The receipt's own id is kept until its expiry so it opens once.
 public struct ReceivedReceipt: Sendable, Hashable {
+    /// The most receipts a job takes: its first, and later ones about the same notification (a resend's duplicate,
+    /// a device's retry under a new receipt id). Past it, a receipt changes nothing and its id is not kept, so a
+    /// device posting receipts cannot grow the store beyond this many per notification it was sent.
+    public static let maxPerJob = 8
+
     /// The app it was posted for.
     public var appID: String
     /// The id of the registered device key that sealed it (lowercase hex): the job must have been sealed to it

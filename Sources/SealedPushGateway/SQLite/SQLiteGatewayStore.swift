@@ -840,7 +840,7 @@ public final class SQLiteGatewayStore: GatewayStore {
         return try await write("recording \(receipts.count) receipts", durable: false) { db in
             let job = try db.cachedStatement(
                 sql: """
-                    SELECT j.id, j.notification_id, j.device_id, j.receipt_outcome
+                    SELECT j.id, j.notification_id, j.device_id, j.receipt_outcome, j.receipt_count
                     FROM job_messages m JOIN jobs j ON j.id = m.job_id
                     WHERE m.app_id = ? AND m.message_id = ? AND m.key_id = ?
                     """)
@@ -858,6 +858,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                     let row = try Row.fetchOne(
                         job, arguments: [receipt.appID, receipt.messageID, receipt.keyID])
                 else { return .unknownMessage }
+                guard (row[4] as Int) < ReceivedReceipt.maxPerJob else { return .limitReached }
                 try remember.execute(
                     arguments: [receipt.appID, receipt.receiptID, Millis.from(receipt.receiptExpiresAt)])
                 guard db.changesCount == 1 else { return .replayed }

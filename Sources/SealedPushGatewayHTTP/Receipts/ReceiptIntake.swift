@@ -159,6 +159,9 @@ struct ReceiptIntake: Sendable {
         case .unknownMessage:
             metrics.recordReceiptRefused(cause: "unknownMessage")
             throw Self.refused
+        case .limitReached:
+            metrics.recordReceiptRefused(cause: "limitReached")
+            throw Self.refused
         }
     }
 }

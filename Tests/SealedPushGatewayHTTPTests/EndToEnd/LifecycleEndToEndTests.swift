@@ -198,6 +198,15 @@ struct LifecycleEndToEndTests {
             #expect(counted.contains(#"sealedpush_gateway_receipts_total{outcome="fallback",reason="other"} 2"#))
             #expect(counted.contains(#"sealedpush_gateway_receipts_total{outcome="fallback",reason="timedOut"} 1"#))
             #expect(!counted.contains("vendorCode"))
+            // A job takes ReceivedReceipt.maxPerJob receipts (Ben's has 3): past that, one more is refused like any
+            // other receipt that does not count, and counted by its cause.
+            for _ in 3..<ReceivedReceipt.maxPerJob {
+                #expect(try await Self.postReceipt(gateway, try ben.receipt(about: benFirst, .duplicate)).status == 204)
+            }
+            let over = try await Self.postReceipt(gateway, try ben.receipt(about: benFirst, .duplicate))
+            #expect(over.status == 422 && over.json["code"] as? String == "receiptRefused")
+            #expect(try await client.send("GET", "/metrics").text
+                .contains(#"sealedpush_gateway_receipts_refused_total{cause="limitReached"} 1"#))
 
             // Update: the phone shows the new words under the same id, in place of the old notification.
             let updated = try await client.send(
