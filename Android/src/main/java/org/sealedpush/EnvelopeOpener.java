@@ -108,11 +108,34 @@ public final class EnvelopeOpener {
         if (sp == null) {
             throw new SealedPushException(ErrorCode.MALFORMED_PAYLOAD, "the data message has no sp member");
         }
-        if (sp.length() > MAX_ENVELOPE_TEXT) {
+        long bytes = utf8Length(sp);
+        if (bytes > MAX_ENVELOPE_TEXT) {
             throw new SealedPushException(ErrorCode.MALFORMED_ENVELOPE,
-                "sp is " + sp.length() + " characters, longer than the longest envelope's " + MAX_ENVELOPE_TEXT);
+                "sp is " + bytes + " bytes of UTF-8, longer than the longest envelope's " + MAX_ENVELOPE_TEXT);
         }
         return openEnvelopeText(sp, now);
+    }
+
+    /**
+     * The length of {@code text} in UTF-8 bytes, as {@code Specs/fcm-v1.md} §4 step 3a counts it (without encoding
+     * it: the text may be long). An unpaired surrogate counts as the 3 bytes of its replacement character.
+     */
+    static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 
     /** Opens the base64url text of an envelope (step 3 on). */
