@@ -9,7 +9,8 @@ import SealedPushTestSupport
 /// `swift run sealed-push-vectors blob Specs/vectors/blob-v1.json` regenerates the blob vectors instead
 /// (``BlobVectorGenerator``); `swift run sealed-push-vectors fcm Specs/vectors/fcm-v1.json` the FCM vectors
 /// (``FCMVectorGenerator``); `swift run sealed-push-vectors control Specs/vectors/control-v1.json` the control
-/// message and receipt vectors (``ControlVectorGenerator``).
+/// message and receipt vectors (``ControlVectorGenerator``). `sealed-push-vectors content-verdicts IN OUT` judges
+/// content inputs for the differential test against the Java library (``ContentVerdicts``).
 @main
 enum VectorGenerator {
     static let topic = "com.example.sealedpush"
@@ -26,6 +27,13 @@ enum VectorGenerator {
         if CommandLine.arguments.dropFirst().first == "control" {
             try ControlVectorGenerator.run(
                 outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/control-v1.json")
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "content-verdicts" {
+            guard CommandLine.arguments.count == 4 else {
+                throw SealedPushError(.invalidArgument, "usage: sealed-push-vectors content-verdicts IN OUT")
+            }
+            try ContentVerdicts.run(input: CommandLine.arguments[2], output: CommandLine.arguments[3])
             return
         }
         if CommandLine.arguments.dropFirst().first == "fcm" {

@@ -1,0 +1,79 @@
+package org.sealedpush.tools;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+import org.sealedpush.Content;
+import org.sealedpush.SealedPushException;
+
+/**
+ * This library's verdict on each content input, for {@code scripts/differential-content.sh}, which compares it with the
+ * Swift library's ({@code sealed-push-vectors content-verdicts}) on the same mutated inputs: two implementations
+ * written from {@code Specs/envelope-v1.md} §4 and {@code Specs/control-v1.md} §1–§2, neither judged by the other's
+ * code.
+ *
+ * <pre>
+ * java -cp sealedpush-android.jar:sealedpush-android-tools.jar org.sealedpush.tools.ContentVerdicts IN OUT
+ * </pre>
+ *
+ * {@code IN} holds one input per line as lowercase hex; {@code OUT} gets one line per input, in order: {@code OK <hex
+ * of the canonical JSON>} or {@code ERR <error code>}. Anything but a {@link SealedPushException} from the parser stops
+ * the tool with exit status 1 (a finding in itself); bad arguments or files exit 2.
+ */
+public final class ContentVerdicts {
+    private ContentVerdicts() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 2) {
+            System.err.println("usage: ContentVerdicts IN OUT");
+            System.exit(2);
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(Paths.get(args[0]), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            System.err.println("ContentVerdicts: cannot read " + args[0] + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        StringBuilder out = new StringBuilder();
+        for (int n = 0; n < lines.size(); n++) {
+            byte[] input = fromHex(lines.get(n));
+            try {
+                String canonical = Content.parse(input).canonicalJson();
+                out.append("OK ").append(toHex(canonical.getBytes(StandardCharsets.UTF_8)));
+            } catch (SealedPushException e) {
+                out.append("ERR ").append(e.code().id());
+            } catch (RuntimeException e) {
+                System.err.println("ContentVerdicts: input " + (n + 1) + " threw " + e.getClass().getName());
+                System.exit(1);
+            }
+            out.append('\n');
+        }
+        try {
+            Files.write(Paths.get(args[1]), out.toString().getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            System.err.println("ContentVerdicts: cannot write " + args[1] + ": " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static byte[] fromHex(String hex) {
+        byte[] bytes = new byte[hex.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return bytes;
+    }
+
+    private static String toHex(byte[] bytes) {
+        StringBuilder text = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            text.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return text.toString();
+    }
+}
