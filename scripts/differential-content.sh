@@ -2,11 +2,14 @@
 # Differential test of content parsing (Specs/envelope-v1.md §4, Specs/control-v1.md §1–§2): the Swift library
 # (`sealed-push-vectors content-verdicts`) and the Java library (`org.sealedpush.tools.ContentVerdicts`), written
 # independently from the specs, judge the same COUNT inputs; any disagreement — one accepts and the other refuses,
-# different error codes, or different canonical JSON — is a defect in one of them, printed with its input.
+# different error codes, different canonical JSON, or another verdict on an attachment descriptor (Specs/blob-v1.md
+# §6.2: skipped with which code, or its url, key, size, type, name and thumbnail) — is a defect in one of them,
+# printed with its input.
 #
 #   bash scripts/differential-content.sh [COUNT] [SEED]      defaults: 200000 inputs, a random seed (printed)
 #
-# Inputs: three quarters are the vectors' contents (envelope-v1 positives, control-v1 content cases) mutated a few
+# Inputs: three quarters are the vectors' contents (envelope-v1 positives, control-v1 content cases, blob-v1
+# attachment descriptors in a content) mutated a few
 # times each (bytes changed, dropped or inserted; spec tokens, numbers and escapes spliced in; tails of other seeds),
 # one quarter are `data` arrays of numbers in many spellings (random IEEE 754 bit patterns, long integers, exponents)
 # for the canonical number form. Needs the debug build (`swift build`) and the Java jars (`bash Android/build.sh build`).
@@ -28,14 +31,19 @@ seed, count, out_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(seed)
 envelope = json.load(open("Specs/vectors/envelope-v1.json"))
 control = json.load(open("Specs/vectors/control-v1.json"))
+blob = json.load(open("Specs/vectors/blob-v1.json"))
 seeds = [v["contentJSON"].encode() for v in envelope["positive"]] + [c["json"].encode() for c in control["contentCases"]]
+seeds += [('{"body":"x","attachments":' + d["attachments"] + "}").encode() for d in blob["descriptors"]]
 tokens = [t.encode() for t in [
     '"control"', '"notification-id"', '"ids"', '"action"', '"remove"', '"update"', '"badge"', '"count"', '"thread-id"',
     '"id"', '"content-ref"', '"url"', '"title"', '"body"', '"data"', '"attachments"', '"relevance-score"',
     '"interruption-level"', '"passive"', 'null', 'true', '{}', '[]', '1e400', '9007199254740993', '9007199254740991',
     '-0', '0.1', '1.0', '1e0', '1.5', '-1', '2147483647', '2147483648', '5e-324', '1.7976931348623157e308',
     '0.30000000000000004', '1e21', '1e22', '1e-7', '100000000000000000000', '"\\u00e9"', '"e\\u0301"', '"\\ud800"',
-    '"\\ud83d\\ude00"', '"\\u0000"', '"a\\tb"', '"\\/"']]
+    '"\\ud83d\\ude00"', '"\\u0000"', '"a\\tb"', '"\\/"', '"url"', '"key"', '"size"', '"type"', '"name"',
+    '"thumbnail"', '"image/jpeg"', '"video/mp4"', '"audio/mpeg"', '"https://"', '"http://"', '"https://a"',
+    '"https://blobs.example.com:443/x"', '"https://[::1]/x"', '"https://user@host/x"', '"https://h/x?q#f"',
+    '"BRAbJjE8R1JdaHN-iZSfqrXAy9bh7PcCDRgjLjlET1o"', '10000000', '10000001', '65536', '0']]
 alphabet = b'{}[],:"\\0123456789.eE+-tfn a\xc3\xa9'
 
 def mutate(data):
@@ -97,8 +105,11 @@ if not (len(inputs) == len(swift) == len(java)):
     sys.exit(f"differential-content: {len(inputs)} inputs but {len(swift)} Swift and {len(java)} Java verdicts")
 differ = [i for i in range(len(inputs)) if swift[i] != java[i]]
 accepted = sum(1 for v in swift if v.startswith("OK"))
-print(f"differential-content: {len(inputs)} inputs (seed {seed}), {accepted} accepted by both sides' rules, "
-      f"{len(inputs) - accepted} refused; disagreements: {len(differ)}")
+judged = [a for v in swift if v.startswith("OK") for a in v.split(" ")[2:]]
+taken = sum(1 for a in judged if a.startswith("ok:"))
+print(f"differential-content: {len(inputs)} inputs (seed {seed}), {accepted} accepted, {len(inputs) - accepted} "
+      f"refused; attachment descriptors judged: {taken} taken, {len(judged) - taken} skipped; "
+      f"disagreements: {len(differ)}")
 def show(verdict):
     kind, _, rest = verdict.partition(" ")
     return f"{kind} {bytes.fromhex(rest)[:200]!r}" if kind == "OK" else verdict

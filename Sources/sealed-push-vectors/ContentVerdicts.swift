@@ -7,7 +7,8 @@ import SealedPushCore
 /// §1–§2, neither judged by the other's code.
 ///
 /// IN holds one input per line, as lowercase hex (content is any bytes). OUT gets one line per input, in order:
-/// `OK <hex of the canonical JSON>` or `ERR <error code>`.
+/// `OK <hex of the canonical JSON>` followed by each attachment's verdict (blob-v1 §6.2, ``describe(_:)``, or
+/// `err:<code>`), or `ERR <error code>`.
 enum ContentVerdicts {
     static func run(input: String, output: String) throws {
         let text = try String(contentsOfFile: input, encoding: .utf8)
@@ -15,11 +16,28 @@ enum ContentVerdicts {
         for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
             let bytes = try Hex.decode(String(decoding: line, as: UTF8.self))
             do {
-                out += "OK " + Hex.encode(try NotificationContent(json: bytes).canonicalJSON()) + "\n"
+                let content = try NotificationContent(json: bytes)
+                out += "OK " + Hex.encode(try content.canonicalJSON())
+                for result in AttachmentDescriptor.parseAll(content.attachments ?? []) {
+                    switch result {
+                    case .success(let descriptor): out += " " + describe(descriptor)
+                    case .failure(let error): out += " err:\(error.code.name)"
+                    }
+                }
+                out += "\n"
             } catch let error as SealedPushError {
                 out += "ERR \(error.code.name)\n"
             }
         }
         try out.write(toFile: output, atomically: true, encoding: .utf8)
+    }
+
+    /// An accepted attachment (blob-v1 §6.2): `ok:` then url, key, size, media type, name (hex; `-` when absent) and
+    /// its thumbnail the same way (`-` when none), separated by `:`.
+    static func describe(_ descriptor: AttachmentDescriptor) -> String {
+        let name = descriptor.name.map { Hex.encode(Array($0.utf8)) } ?? "-"
+        let thumbnail = descriptor.thumbnail.map { "(" + describe($0) + ")" } ?? "-"
+        return "ok:" + Hex.encode(Array(descriptor.blob.url.utf8)) + ":" + Hex.encode(descriptor.blob.key) + ":"
+            + "\(descriptor.blob.size):\(descriptor.mediaType.mimeType):\(name):\(thumbnail)"
     }
 }

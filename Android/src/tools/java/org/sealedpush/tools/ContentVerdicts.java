@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.Collections;
 import java.util.List;
+import org.sealedpush.AttachmentDescriptor;
 import org.sealedpush.Content;
 import org.sealedpush.SealedPushException;
 
@@ -19,7 +21,8 @@ import org.sealedpush.SealedPushException;
  * </pre>
  *
  * {@code IN} holds one input per line as lowercase hex; {@code OUT} gets one line per input, in order: {@code OK <hex
- * of the canonical JSON>} or {@code ERR <error code>}. Anything but a {@link SealedPushException} from the parser stops
+ * of the canonical JSON>} followed by each attachment's verdict (blob-v1 §6.2: {@code ok:} and its fields, or
+ * {@code err:<code>}), or {@code ERR <error code>}. Anything but a {@link SealedPushException} from the parser stops
  * the tool with exit status 1 (a finding in itself); bad arguments or files exit 2.
  */
 public final class ContentVerdicts {
@@ -43,8 +46,14 @@ public final class ContentVerdicts {
         for (int n = 0; n < lines.size(); n++) {
             byte[] input = fromHex(lines.get(n));
             try {
-                String canonical = Content.parse(input).canonicalJson();
-                out.append("OK ").append(toHex(canonical.getBytes(StandardCharsets.UTF_8)));
+                Content content = Content.parse(input);
+                out.append("OK ").append(toHex(content.canonicalJson().getBytes(StandardCharsets.UTF_8)));
+                List<Object> attachments = content.attachments();
+                for (AttachmentDescriptor.Parsed parsed
+                        : AttachmentDescriptor.parseAll(attachments == null ? Collections.emptyList() : attachments)) {
+                    out.append(' ').append(parsed.error() != null
+                        ? "err:" + parsed.error().code().id() : describe(parsed.descriptor()));
+                }
             } catch (SealedPushException e) {
                 out.append("ERR ").append(e.code().id());
             } catch (RuntimeException e) {
@@ -59,6 +68,14 @@ public final class ContentVerdicts {
             System.err.println("ContentVerdicts: cannot write " + args[1] + ": " + e.getMessage());
             System.exit(2);
         }
+    }
+
+    /** An accepted attachment: url, key, size, media type, name (hex; {@code -} when absent), thumbnail alike. */
+    private static String describe(AttachmentDescriptor d) {
+        String name = d.name() == null ? "-" : toHex(d.name().getBytes(StandardCharsets.UTF_8));
+        String thumbnail = d.thumbnail() == null ? "-" : "(" + describe(d.thumbnail()) + ")";
+        return "ok:" + toHex(d.blob().url().getBytes(StandardCharsets.UTF_8)) + ":" + toHex(d.blob().key()) + ":"
+            + d.blob().size() + ":" + d.type().type() + ":" + name + ":" + thumbnail;
     }
 
     private static byte[] fromHex(String hex) {
