@@ -65,7 +65,8 @@ private func checkFCMData(_ bytes: [UInt8]) {
         Fuzz.check(expected == nil, "the FCM path accepted a map fcm-v1 §4 refuses with \(expected ?? "")")
         Fuzz.check(envelope == Oracle.decodeBase64URL(Array((text ?? "").utf8)), "the FCM path decoded other bytes")
     } catch let error as SealedPushError {
-        Fuzz.check(error.code.name == expected, "the FCM path threw \(error.code), fcm-v1 §4 gives \(expected ?? "success")")
+        Fuzz.check(
+            error.code.name == expected, "the FCM path threw \(error.code), fcm-v1 §4 gives \(expected ?? "success")")
     } catch {
         Fuzz.check(false, "unexpected error type: \(error)")
     }

@@ -24,7 +24,8 @@ public func fuzzReceipt(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = Fuzz.bytes(data, size)
     checkOpen(bytes, setup)
     if bytes.count <= 254 {
-        checkRecord([UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)] + bytes + [UInt8](repeating: 0, count: 254 - bytes.count))
+        let prefix = [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)]
+        checkRecord(prefix + bytes + [UInt8](repeating: 0, count: 254 - bytes.count))
     }
     checkRecord(bytes)
     return 0
@@ -138,8 +139,9 @@ private struct Setup: Sendable {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let receipts = root["receipts"] as? [[String: Any]], let first = receipts.first,
-            let serverPrivate = first["serverPrivateKey"] as? String, let devicePublic = first["devicePublicKey"] as? String,
-            let topic = first["topic"] as? String, let now = first["now"] as? Int, let receipt = first["receipt"] as? String
+            let serverPrivate = first["serverPrivateKey"] as? String,
+            let devicePublic = first["devicePublicKey"] as? String, let topic = first["topic"] as? String,
+            let now = first["now"] as? Int, let receipt = first["receipt"] as? String
         else { throw SealedPushError(.invalidArgument, "unexpected control vector file shape") }
         opener = try ReceiptOpener(identity: ServerIdentity(privateKey: try Hex.decode(serverPrivate)), topic: topic)
         devicePublicKey = try Hex.decode(devicePublic)
@@ -151,8 +153,9 @@ private struct Setup: Sendable {
         var valid = [[UInt8]: [UInt8]]()
         for vector in receipts {
             guard let bytes = vector["receipt"] as? String, let json = vector["recordJSON"] as? String,
-                vector["serverPrivateKey"] as? String == serverPrivate, vector["devicePublicKey"] as? String == devicePublic,
-                vector["topic"] as? String == topic, vector["now"] as? Int == now
+                vector["serverPrivateKey"] as? String == serverPrivate,
+                vector["devicePublicKey"] as? String == devicePublic, vector["topic"] as? String == topic,
+                vector["now"] as? Int == now
             else { throw SealedPushError(.invalidArgument, "the vectors' receipts do not share keys, topic and time") }
             valid[try Hex.decode(bytes)] = Array(json.utf8)
         }

@@ -161,7 +161,10 @@ public struct DeliveryReceipt: Sendable, Hashable {
         }
         if case .fallback(let reason) = outcome {
             guard Self.isReasonCode(reason) else {
-                throw SealedPushError(.invalidArgument, "a fallback reason is 1 to 32 characters U+0021 ... U+007E (printable ASCII, no space), got \(reason.utf8.count) bytes")
+                throw SealedPushError(
+                    .invalidArgument,
+                    "a fallback reason is 1 to 32 characters U+0021 ... U+007E (printable ASCII, no space), got "
+                        + "\(reason.utf8.count) bytes")
             }
         }
     }
