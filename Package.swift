@@ -264,7 +264,8 @@ let package = Package(
         // MARK: Vector generator (`swift run sealed-push-vectors`), not part of any product
         .executableTarget(
             name: "sealed-push-vectors",
-            dependencies: ["SealedPushCore", "SealedPushServer", "SealedPushTestSupport"]
+            // SealedPushClient: the openers' verdicts for the differential tests against the Java library.
+            dependencies: ["SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushTestSupport"]
         ),
 
         // MARK: Tests (mirror the sources)

@@ -10,7 +10,8 @@ import SealedPushTestSupport
 /// (``BlobVectorGenerator``); `swift run sealed-push-vectors fcm Specs/vectors/fcm-v1.json` the FCM vectors
 /// (``FCMVectorGenerator``); `swift run sealed-push-vectors control Specs/vectors/control-v1.json` the control
 /// message and receipt vectors (``ControlVectorGenerator``). `sealed-push-vectors content-verdicts IN OUT` judges
-/// content inputs for the differential test against the Java library (``ContentVerdicts``).
+/// content inputs for the differential test against the Java library (``ContentVerdicts``);
+/// `sealed-push-vectors envelope-verdicts TOPIC DEVICE_PRIVATE_HEX SERVER_PUBLIC IN OUT` opens APNs bodies for the same (``EnvelopeVerdicts``).
 @main
 enum VectorGenerator {
     static let topic = "com.example.sealedpush"
@@ -34,6 +35,18 @@ enum VectorGenerator {
                 throw SealedPushError(.invalidArgument, "usage: sealed-push-vectors content-verdicts IN OUT")
             }
             try ContentVerdicts.run(input: CommandLine.arguments[2], output: CommandLine.arguments[3])
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "envelope-verdicts" {
+            let arguments = CommandLine.arguments
+            guard arguments.count == 7 else {
+                throw SealedPushError(
+                    .invalidArgument,
+                    "usage: sealed-push-vectors envelope-verdicts TOPIC DEVICE_PRIVATE_HEX SERVER_PUBLIC IN OUT")
+            }
+            try EnvelopeVerdicts.run(
+                topic: arguments[2], devicePrivateKeyHex: arguments[3], serverPublicKey: arguments[4],
+                input: arguments[5], output: arguments[6])
             return
         }
         if CommandLine.arguments.dropFirst().first == "fcm" {

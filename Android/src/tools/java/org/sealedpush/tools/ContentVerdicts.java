@@ -44,10 +44,10 @@ public final class ContentVerdicts {
         }
         StringBuilder out = new StringBuilder();
         for (int n = 0; n < lines.size(); n++) {
-            byte[] input = fromHex(lines.get(n));
+            byte[] input = HexText.decode(lines.get(n));
             try {
                 Content content = Content.parse(input);
-                out.append("OK ").append(toHex(content.canonicalJson().getBytes(StandardCharsets.UTF_8)));
+                out.append("OK ").append(HexText.encode(content.canonicalJson().getBytes(StandardCharsets.UTF_8)));
                 List<Object> attachments = content.attachments();
                 for (AttachmentDescriptor.Parsed parsed
                         : AttachmentDescriptor.parseAll(attachments == null ? Collections.emptyList() : attachments)) {
@@ -72,25 +72,10 @@ public final class ContentVerdicts {
 
     /** An accepted attachment: url, key, size, media type, name (hex; {@code -} when absent), thumbnail alike. */
     private static String describe(AttachmentDescriptor d) {
-        String name = d.name() == null ? "-" : toHex(d.name().getBytes(StandardCharsets.UTF_8));
+        String name = d.name() == null ? "-" : HexText.encode(d.name().getBytes(StandardCharsets.UTF_8));
         String thumbnail = d.thumbnail() == null ? "-" : "(" + describe(d.thumbnail()) + ")";
-        return "ok:" + toHex(d.blob().url().getBytes(StandardCharsets.UTF_8)) + ":" + toHex(d.blob().key()) + ":"
-            + d.blob().size() + ":" + d.type().type() + ":" + name + ":" + thumbnail;
-    }
-
-    private static byte[] fromHex(String hex) {
-        byte[] bytes = new byte[hex.length() / 2];
-        for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
-        }
-        return bytes;
-    }
-
-    private static String toHex(byte[] bytes) {
-        StringBuilder text = new StringBuilder(bytes.length * 2);
-        for (byte b : bytes) {
-            text.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-        }
-        return text.toString();
+        return "ok:" + HexText.encode(d.blob().url().getBytes(StandardCharsets.UTF_8)) + ":"
+            + HexText.encode(d.blob().key()) + ":" + d.blob().size() + ":" + d.type().type() + ":" + name + ":"
+            + thumbnail;
     }
 }
