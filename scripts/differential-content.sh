@@ -15,15 +15,8 @@
 # for the canonical number form. Needs the debug build (`swift build`) and the Java jars (`bash Android/build.sh build`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-count=${1:-200000}
-seed=${2:-$RANDOM$RANDOM}
-case "$count$seed" in *[!0-9]*) echo "differential-content: COUNT and SEED are numbers" >&2; exit 2 ;; esac
-swift_tool=${BINDIR:-.build/debug}/sealed-push-vectors
-jars=Android/build/sealedpush-android.jar:Android/build/sealedpush-android-tools.jar
-[ -x "$swift_tool" ] || { echo "differential-content: $swift_tool missing (swift build)" >&2; exit 2; }
-[ -f Android/build/sealedpush-android-tools.jar ] || bash Android/build.sh build >/dev/null
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/lib/differential.sh
+differential_setup differential-content 200000 "$@"
 
 python3 - "$seed" "$count" "$work/in.txt" <<'PY'
 import json, random, struct, sys
@@ -95,25 +88,4 @@ PY
 "$swift_tool" content-verdicts "$work/in.txt" "$work/swift.txt"
 java -cp "$jars" org.sealedpush.tools.ContentVerdicts "$work/in.txt" "$work/java.txt"
 
-python3 - "$work" "$seed" <<'PY'
-import sys
-work, seed = sys.argv[1], sys.argv[2]
-inputs = open(f"{work}/in.txt").read().split("\n")[:-1]
-swift = open(f"{work}/swift.txt").read().split("\n")[:-1]
-java = open(f"{work}/java.txt").read().split("\n")[:-1]
-if not (len(inputs) == len(swift) == len(java)):
-    sys.exit(f"differential-content: {len(inputs)} inputs but {len(swift)} Swift and {len(java)} Java verdicts")
-differ = [i for i in range(len(inputs)) if swift[i] != java[i]]
-accepted = sum(1 for v in swift if v.startswith("OK"))
-judged = [a for v in swift if v.startswith("OK") for a in v.split(" ")[2:]]
-taken = sum(1 for a in judged if a.startswith("ok:"))
-print(f"differential-content: {len(inputs)} inputs (seed {seed}), {accepted} accepted, {len(inputs) - accepted} "
-      f"refused; attachment descriptors judged: {taken} taken, {len(judged) - taken} skipped; "
-      f"disagreements: {len(differ)}")
-def show(verdict):
-    kind, _, rest = verdict.partition(" ")
-    return f"{kind} {bytes.fromhex(rest)[:200]!r}" if kind == "OK" else verdict
-for i in differ[:10]:
-    print(f"  input {bytes.fromhex(inputs[i])[:200]!r}\n    Swift {show(swift[i])}\n    Java  {show(java[i])}")
-sys.exit(1 if differ else 0)
-PY
+differential_compare differential-content

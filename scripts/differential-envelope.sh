@@ -13,16 +13,9 @@
 # build (`swift build`) and the Java jars (`bash Android/build.sh build`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-count=${1:-50000}
-seed=${2:-$RANDOM$RANDOM}
-case "$count$seed" in *[!0-9]*) echo "differential-envelope: COUNT and SEED are numbers" >&2; exit 2 ;; esac
-swift_tool=${BINDIR:-.build/debug}/sealed-push-vectors
-jars=Android/build/sealedpush-android.jar:Android/build/sealedpush-android-tools.jar
+source scripts/lib/differential.sh
+differential_setup differential-envelope 50000 "$@"
 vectors=Specs/vectors/envelope-v1.json
-[ -x "$swift_tool" ] || { echo "differential-envelope: $swift_tool missing (swift build)" >&2; exit 2; }
-[ -f Android/build/sealedpush-android-tools.jar ] || bash Android/build.sh build >/dev/null
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 python3 - "$seed" "$count" "$work/in.txt" "$vectors" <<'PY'
 import base64, json, random, sys
@@ -110,20 +103,4 @@ print(v["topic"], v["devicePrivateKey"], v["serverPublicKey"])' "$vectors")
 java -cp "$jars" org.sealedpush.tools.EnvelopeVerdicts "$topic" "$device_private" "$server_public" "$work/in.txt" \
     "$work/java.txt"
 
-python3 - "$work" "$seed" <<'PY'
-import collections, sys
-work, seed = sys.argv[1], sys.argv[2]
-inputs = open(f"{work}/in.txt").read().split("\n")[:-1]
-swift = open(f"{work}/swift.txt").read().split("\n")[:-1]
-java = open(f"{work}/java.txt").read().split("\n")[:-1]
-if not (len(inputs) == len(swift) == len(java)):
-    sys.exit(f"differential-envelope: {len(inputs)} inputs but {len(swift)} Swift and {len(java)} Java verdicts")
-differ = [i for i in range(len(inputs)) if swift[i] != java[i]]
-codes = collections.Counter(v.split(" ")[1] if v.startswith("ERR") else "opened" for v in swift)
-print(f"differential-envelope: {len(inputs)} bodies (seed {seed}); " + ", ".join(f"{k} {n}" for k, n in codes.most_common())
-      + f"; disagreements: {len(differ)}")
-for i in differ[:10]:
-    now, _, body = inputs[i].partition(" ")
-    print(f"  now {now} body {bytes.fromhex(body)[:160]!r}\n    Swift {swift[i][:120]}\n    Java  {java[i][:120]}")
-sys.exit(1 if differ else 0)
-PY
+differential_compare differential-envelope
