@@ -11,25 +11,17 @@ import SealedPushCore
 /// `err:<code>`), or `ERR <error code>`.
 enum ContentVerdicts {
     static func run(input: String, output: String) throws {
-        let text = try String(contentsOfFile: input, encoding: .utf8)
-        var out = ""
-        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
-            let bytes = try Hex.decode(String(decoding: line, as: UTF8.self))
-            do {
-                let content = try NotificationContent(json: bytes)
-                out += "OK " + Hex.encode(try content.canonicalJSON())
-                for result in AttachmentDescriptor.parseAll(content.attachments ?? []) {
-                    switch result {
-                    case .success(let descriptor): out += " " + describe(descriptor)
-                    case .failure(let error): out += " err:\(error.code.name)"
-                    }
+        try VerdictLines.run(input: input, output: output) { line in
+            let content = try NotificationContent(json: try Hex.decode(String(line)))
+            var verdict = "OK " + Hex.encode(try content.canonicalJSON())
+            for result in AttachmentDescriptor.parseAll(content.attachments ?? []) {
+                switch result {
+                case .success(let descriptor): verdict += " " + describe(descriptor)
+                case .failure(let error): verdict += " err:\(error.code.name)"
                 }
-                out += "\n"
-            } catch let error as SealedPushError {
-                out += "ERR \(error.code.name)\n"
             }
+            return verdict
         }
-        try out.write(toFile: output, atomically: true, encoding: .utf8)
     }
 
     /// An accepted attachment (blob-v1 §6.2): `ok:` then url, key, size, media type, name (hex; `-` when absent) and

@@ -17,21 +17,13 @@ enum EnvelopeVerdicts {
         let opener = try EnvelopeOpener(
             devicePrivateKeys: [try Hex.decode(devicePrivateKeyHex)],
             serverPublicKeys: [try KeyText.decodePublicKey(serverPublicKey)], topic: topic)
-        let text = try String(contentsOfFile: input, encoding: .utf8)
-        var out = ""
-        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-            guard fields.count == 2, let now = UInt64(String(decoding: fields[0], as: UTF8.self)) else {
+        try VerdictLines.run(input: input, output: output) { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 2, let now = UInt64(fields[0]) else {
                 throw SealedPushError(.invalidArgument, "an input line is not \"NOW HEX\"")
             }
-            let body = try Hex.decode(String(decoding: fields[1], as: UTF8.self))
-            do {
-                let opened = try opener.open(body: body, now: now)
-                out += "OK " + Hex.encode(opened.messageID) + " " + Hex.encode(try opened.content.canonicalJSON()) + "\n"
-            } catch let error as SealedPushError {
-                out += "ERR \(error.code.name)\n"
-            }
+            let opened = try opener.open(body: try Hex.decode(String(fields[1])), now: now)
+            return "OK " + Hex.encode(opened.messageID) + " " + Hex.encode(try opened.content.canonicalJSON())
         }
-        try out.write(toFile: output, atomically: true, encoding: .utf8)
     }
 }

@@ -45,12 +45,17 @@ struct ReceiptSenderTests {
 
     @Test("every reason the step can report is a reference code a receipt carries in §4's form")
     func reasonCodes() throws {
-        // Core's list (which the gateway's metrics label by) is exactly this module's FallbackReason, and each code
-        // makes a receipt record a reader takes back.
+        // Core's list (which the gateway's metrics label by) is exactly this module's FallbackReason, and a reader
+        // takes each code in a record written out here.
         #expect(Set(FallbackReason.allCases.map(\.rawValue)) == DeliveryReceipt.referenceReasonCodes)
         for reason in FallbackReason.allCases {
-            let record = DeliveryReceipt(messageID: Array(0..<16), outcome: .fallback(reason: reason.rawValue), deviceTime: 1)
-            #expect(try DeliveryReceipt(paddedPlaintext: record.paddedPlaintext()) == record)
+            let json = Array((#"{"attachments":{"delivered":0,"failed":0},"device-time":1,"#
+                + #""message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":""#
+                + reason.rawValue + #""}"#).utf8)
+            let padded = [UInt8(json.count >> 8), UInt8(json.count & 0xff)] + json
+                + [UInt8](repeating: 0, count: 254 - json.count)
+            #expect(try DeliveryReceipt(paddedPlaintext: padded)
+                == DeliveryReceipt(messageID: Array(0..<16), outcome: .fallback(reason: reason.rawValue), deviceTime: 1))
         }
     }
 

@@ -48,9 +48,13 @@ struct DeliveryReceiptTests {
     }
 
     @Test func reasonAtItsBounds() throws {
-        for reason in ["x", "abcdefghijklmnopqrstuvwxyz012345", "!~{}[]:,\\\"azAZ09"] {
-            let receipt = DeliveryReceipt(messageID: id, outcome: .fallback(reason: reason), deviceTime: 3)
-            #expect(try DeliveryReceipt(paddedPlaintext: receipt.paddedPlaintext()) == receipt)
+        // Written out by hand: 1 and 32 characters, and the printable ASCII a JSON string escapes.
+        for (escaped, reason) in [("x", "x"), ("abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012345"),
+                                  (#"!~{}[]:,\"azAZ09"#, #"!~{}[]:,"azAZ09"#)] {
+            let json = #"{"attachments":{"delivered":0,"failed":0},"device-time":3,"message-id":"000102030405060708090a0b0c0d0e0f","outcome":"fallback","reason":""#
+                + escaped + #""}"#
+            #expect(try DeliveryReceipt(paddedPlaintext: padded(json))
+                == DeliveryReceipt(messageID: id, outcome: .fallback(reason: reason), deviceTime: 3))
         }
     }
 

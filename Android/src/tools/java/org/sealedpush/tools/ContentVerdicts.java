@@ -1,14 +1,12 @@
 package org.sealedpush.tools;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.Collections;
 import java.util.List;
 import org.sealedpush.AttachmentDescriptor;
 import org.sealedpush.Content;
 import org.sealedpush.SealedPushException;
+import org.sealedpush.X25519;
 
 /**
  * This library's verdict on each content input, for {@code scripts/differential-content.sh}, which compares it with the
@@ -34,48 +32,26 @@ public final class ContentVerdicts {
             System.err.println("usage: ContentVerdicts IN OUT");
             System.exit(2);
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(Paths.get(args[0]), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            System.err.println("ContentVerdicts: cannot read " + args[0] + ": " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        StringBuilder out = new StringBuilder();
-        for (int n = 0; n < lines.size(); n++) {
-            byte[] input = HexText.decode(lines.get(n));
-            try {
-                Content content = Content.parse(input);
-                out.append("OK ").append(HexText.encode(content.canonicalJson().getBytes(StandardCharsets.UTF_8)));
-                List<Object> attachments = content.attachments();
-                for (AttachmentDescriptor.Parsed parsed
-                        : AttachmentDescriptor.parseAll(attachments == null ? Collections.emptyList() : attachments)) {
-                    out.append(' ').append(parsed.error() != null
-                        ? "err:" + parsed.error().code().id() : describe(parsed.descriptor()));
-                }
-            } catch (SealedPushException e) {
-                out.append("ERR ").append(e.code().id());
-            } catch (RuntimeException e) {
-                System.err.println("ContentVerdicts: input " + (n + 1) + " threw " + e.getClass().getName());
-                System.exit(1);
+        VerdictLines.run("ContentVerdicts", args[0], args[1], line -> {
+            Content content = Content.parse(VerdictLines.bytes(line));
+            StringBuilder verdict = new StringBuilder("OK ")
+                .append(X25519.hex(content.canonicalJson().getBytes(StandardCharsets.UTF_8)));
+            List<Object> attachments = content.attachments();
+            for (AttachmentDescriptor.Parsed parsed
+                    : AttachmentDescriptor.parseAll(attachments == null ? Collections.emptyList() : attachments)) {
+                verdict.append(' ').append(parsed.error() != null
+                    ? "err:" + parsed.error().code().id() : describe(parsed.descriptor()));
             }
-            out.append('\n');
-        }
-        try {
-            Files.write(Paths.get(args[1]), out.toString().getBytes(StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-            System.err.println("ContentVerdicts: cannot write " + args[1] + ": " + e.getMessage());
-            System.exit(2);
-        }
+            return verdict.toString();
+        });
     }
 
     /** An accepted attachment: url, key, size, media type, name (hex; {@code -} when absent), thumbnail alike. */
     private static String describe(AttachmentDescriptor d) {
-        String name = d.name() == null ? "-" : HexText.encode(d.name().getBytes(StandardCharsets.UTF_8));
+        String name = d.name() == null ? "-" : X25519.hex(d.name().getBytes(StandardCharsets.UTF_8));
         String thumbnail = d.thumbnail() == null ? "-" : "(" + describe(d.thumbnail()) + ")";
-        return "ok:" + HexText.encode(d.blob().url().getBytes(StandardCharsets.UTF_8)) + ":"
-            + HexText.encode(d.blob().key()) + ":" + d.blob().size() + ":" + d.type().type() + ":" + name + ":"
+        return "ok:" + X25519.hex(d.blob().url().getBytes(StandardCharsets.UTF_8)) + ":"
+            + X25519.hex(d.blob().key()) + ":" + d.blob().size() + ":" + d.type().type() + ":" + name + ":"
             + thumbnail;
     }
 }

@@ -1,12 +1,8 @@
 package org.sealedpush.tools;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.List;
 import org.sealedpush.DeviceKeys;
 import org.sealedpush.EnvelopeOpener;
 import org.sealedpush.OpenedEnvelope;
@@ -40,40 +36,21 @@ public final class EnvelopeVerdicts {
             System.exit(2);
         }
         EnvelopeOpener opener;
-        List<String> lines;
         try {
-            RawDeviceKey key = new RawDeviceKey(HexText.decode(args[1]));
+            RawDeviceKey key = new RawDeviceKey(VerdictLines.bytes(args[1]));
             byte[] keyId = X25519.keyId(key.publicKey());
             DeviceKeys keys = id -> Arrays.equals(id, keyId) ? key : null;
             opener = new EnvelopeOpener(args[0], keys, Collections.singletonList(X25519.parsePublicKeyText(args[2])));
-            lines = Files.readAllLines(Paths.get(args[3]), StandardCharsets.US_ASCII);
-        } catch (IOException | SealedPushException | RuntimeException e) {
+        } catch (SealedPushException | RuntimeException e) {
             System.err.println("EnvelopeVerdicts: cannot set up: " + e);
             System.exit(2);
             return;
         }
-        StringBuilder out = new StringBuilder();
-        for (int n = 0; n < lines.size(); n++) {
-            String[] fields = lines.get(n).split(" ", -1);
-            long now = Long.parseLong(fields[0]);
-            try {
-                OpenedEnvelope opened = opener.openBody(HexText.decode(fields[1]), now);
-                String canonical = opened.content().canonicalJson();
-                out.append("OK ").append(HexText.encode(opened.messageId())).append(' ')
-                    .append(HexText.encode(canonical.getBytes(StandardCharsets.UTF_8)));
-            } catch (SealedPushException e) {
-                out.append("ERR ").append(e.code().id());
-            } catch (RuntimeException e) {
-                System.err.println("EnvelopeVerdicts: input " + (n + 1) + " threw " + e.getClass().getName());
-                System.exit(1);
-            }
-            out.append('\n');
-        }
-        try {
-            Files.write(Paths.get(args[4]), out.toString().getBytes(StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-            System.err.println("EnvelopeVerdicts: cannot write " + args[4] + ": " + e.getMessage());
-            System.exit(2);
-        }
+        VerdictLines.run("EnvelopeVerdicts", args[3], args[4], line -> {
+            String[] fields = line.split(" ", -1);
+            OpenedEnvelope opened = opener.openBody(VerdictLines.bytes(fields[1]), Long.parseLong(fields[0]));
+            return "OK " + X25519.hex(opened.messageId()) + " "
+                + X25519.hex(opened.content().canonicalJson().getBytes(StandardCharsets.UTF_8));
+        });
     }
 }
