@@ -10,7 +10,11 @@
 #   bash scripts/gateway-bench.sh [PLATFORM] [STORE] [COUNT]
 #
 # RECEIPTS=1 adds a second round of COUNT deliveries while a receipt about every delivery of the first round is
-# posted (issue 20 §3: the receipt path's share of delivered/s at full load).
+# posted (issue 20 §3: the receipt path's share of delivered/s at full load). RECEIPT_NODE=1 (with RECEIPTS=1) takes
+# the receipts on a second `serve` of the same store with delivery off — the deployment the README gives for heavy
+# receipt traffic — and splits the two cores as two machines would be: the delivering gateway, the emulator and the
+# senders on CPU 0 in both rounds, the receipt node and the poster on CPU 1 (`taskset`; SQLite only: a PostgreSQL
+# server started elsewhere would float across both).
 #
 # PLATFORM: fcm (default) or apns. STORE: sqlite (default) or postgres (a new database on the server
 # SEALEDPUSH_TEST_POSTGRES_URL names, e.g. after `eval "$(bash scripts/postgres-test.sh start)"`; dropped at the
@@ -29,6 +33,14 @@ rig_name=gateway-bench
 source "$(dirname "${BASH_SOURCE[0]}")/lib/gateway-rig.sh"
 rig_binaries
 rig_database "$store"
+receipt_node=${RECEIPT_NODE:-0}
+pin_delivery=() pin_receipts=()
+if [ "$receipt_node" = 1 ]; then
+    [ "${RECEIPTS:-0}" = 1 ] || { echo "gateway-bench: RECEIPT_NODE=1 needs RECEIPTS=1" >&2; exit 2; }
+    [ "$store" = sqlite ] || { echo "gateway-bench: RECEIPT_NODE=1 splits the cores for SQLite only" >&2; exit 2; }
+    (( $(nproc) >= 2 )) || { echo "gateway-bench: RECEIPT_NODE=1 needs two CPUs" >&2; exit 2; }
+    pin_delivery=(taskset -c 0) pin_receipts=(taskset -c 1)
+fi
 
 cd "$work"
 "$S" apns-keygen --out AuthKey.p8 >/dev/null
@@ -39,7 +51,7 @@ key=$(sed -n 's/^API key.*: //p' init.out)
 rig_lift_receipt_limit gw/gateway.json  # for the receipt round
 fcm_token() { printf 'bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1"; }
 if [ "$platform" = apns ]; then
-    "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
+    "${pin_delivery[@]}" "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
         --keep-total 0 >emulator.out 2>&1 &
     emulator_pid=$!
     wait_for emulator.out "listening on"
@@ -47,7 +59,7 @@ if [ "$platform" = apns ]; then
     export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
     export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
 else
-    "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project bench \
+    "${pin_delivery[@]}" "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project bench \
         --keep-total 0 >emulator.out 2>&1 &
     emulator_pid=$!
     wait_for emulator.out "listening on"
@@ -57,8 +69,8 @@ else
     export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
     export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
 fi
-SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway.json \
-    >serve.out 2>&1 &
+SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "${pin_delivery[@]}" "$G" serve \
+    --config gw/gateway.json >serve.out 2>&1 &
 gateway_pid=$!
 wait_for serve.out "listening on port"
 port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
@@ -92,7 +104,7 @@ requests=$(( count / devices ))
 cpu_before=$(cpu_seconds)
 begin=$(date +%s.%N)
 echo "==> gateway ($platform, $store): $requests send requests × $devices devices" >&2
-seq 1 "$requests" | xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
+seq 1 "$requests" | "${pin_delivery[@]}" xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
     -H "Authorization: Bearer $key" -H 'Content-Type: application/json' --data-binary @send.json
 accepted_at=$(date +%s.%N)
 stalled=0 previous=-1 done_count=0
@@ -131,18 +143,31 @@ workers = [threading.Thread(target=worker, args=(receipts[i::threads],)) for i i
 cpu = sum(os.times()[:2])  # this poster's own CPU (its threads), which competes for the same cores
 print(f"{len(receipts)} {time.time() - begin:.3f} {cpu:.2f} {statuses}")
 PY
+    receipts_api=$api receipt_pid=$gateway_pid
+    if [ "$receipt_node" = 1 ]; then
+        SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning SEALEDPUSH_GATEWAY_DELIVERY=off \
+            "${pin_receipts[@]}" "$G" serve --config gw/gateway.json >serve-receipts.out 2>&1 &
+        receipt_pid=$!
+        wait_for serve-receipts.out "listening on port"
+        receipts_api="http://127.0.0.1:$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-receipts.out | head -1)/v1/apps/bench"
+        echo "==> receipts taken by a second serve (delivery off) on CPU 1; delivery, emulator and senders on CPU 0" >&2
+    fi
+    receipt_cpu_before=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_pid/stat")
     cpu_receipts_before=$(cpu_seconds)
     receipts_begin=$(date +%s.%N)
-    python3 post_receipts.py "$api/receipts" receipts.bin 4 >receipts.out &
+    "${pin_receipts[@]}" python3 post_receipts.py "$receipts_api/receipts" receipts.bin 4 >receipts.out &
     poster=$!
-    seq 1 "$requests" | xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
+    seq 1 "$requests" | "${pin_delivery[@]}" xargs -P 2 -I{} curl -sS --fail-with-body -o /dev/null -X POST "$api/notifications" \
         -H "Authorization: Bearer $key" -H 'Content-Type: application/json' --data-binary @send.json
     while (( $(sent) < 2 * count )); do sleep 0.1; done
     receipts_deliveries_done=$(date +%s.%N)
     wait "$poster"
     receipts_finish=$(date +%s.%N)
     cpu_receipts_after=$(cpu_seconds)
+    receipt_cpu_after=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_pid/stat")
+    if [ "$receipt_node" = 1 ]; then kill -TERM "$receipt_pid"; wait "$receipt_pid" || true; fi
     receipt_figures="$receipts_begin $receipts_deliveries_done $receipts_finish $cpu_receipts_before $cpu_receipts_after"
+    receipt_figures+=" $receipt_node $receipt_cpu_before $receipt_cpu_after"
     cat receipts.out >&2
 fi
 kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
@@ -150,12 +175,12 @@ kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 echo "==> bare client: $count sealed afresh, 128 in flight" >&2
 bare_begin=$(date +%s.%N)
 if [ "$platform" = apns ]; then
-    "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
+    "${pin_delivery[@]}" "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
         --key-id BENCHKEY01 --team-id BENCHTEAM1 --topic com.example.bench --token "$(printf %064x 1)" \
         --server-key bare-server.key --device-public "$device_public" --title Bench --body "$content" \
         --count "$count" --concurrency 128 >bare.out 2>&1
 else
-    "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
+    "${pin_delivery[@]}" "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
         --token "$(fcm_token 1)" --application-id com.example.bench --server-key bare-server.key \
         --device-public "$device_public" --title Bench --body "$content" --count "$count" --concurrency 128 \
         >bare.out 2>&1
@@ -178,18 +203,26 @@ print(f"| gateway (serve, {store}) | {gateway:,.0f} | {accepted - begin:.1f} s |
 print(f"| bare {'sealed-push send' if platform == 'apns' else 'sealed-push fcm-send'} | {bare:,.0f} | | |")
 verdict = "PASS" if gateway / bare >= target else "below"
 print(f"\nratio gateway / bare client: {gateway / bare:.2f}x (target >= {target}x: {verdict})")
-if len(sys.argv) >= 17:
+if len(sys.argv) >= 20:
     summary = sys.argv[11].split()
     posted, post_seconds, poster_cpu = int(summary[0]), float(summary[1]), float(summary[2])
     statuses = " ".join(summary[3:])
     r_begin, r_delivered, r_finish, r_cpu0, r_cpu1 = map(float, sys.argv[12:17])
+    separate = sys.argv[17] == "1"
+    node_cpu0, node_cpu1 = map(float, sys.argv[18:20])
     with_receipts = count / (r_delivered - r_begin)
-    print(f"\nwith receipts: the same {count} deliveries while {posted:,} receipts were posted ({statuses})\n")
+    where = ("to a second serve (delivery off) on CPU 1, the delivering gateway, emulator and senders on CPU 0 in "
+             "both rounds" if separate else "to the delivering gateway, on the same cores")
+    print(f"\nwith receipts: the same {count} deliveries while {posted:,} receipts were posted {where} ({statuses})\n")
     print("| round | deliveries/s | receipts/s | gateway CPU ms per delivery |")
     print("|---|---:|---:|---:|")
     print(f"| deliveries alone | {gateway:,.0f} | | {(cpu1 - cpu0) * 1000 / count:.3f} |")
-    print(f"| deliveries + receipts | {with_receipts:,.0f} | {posted / post_seconds:,.0f} | {(r_cpu1 - r_cpu0) * 1000 / count:.3f} (receipts' share included) |")
-    receipt_cpu = ((r_cpu1 - r_cpu0) - (cpu1 - cpu0)) * 1000 / posted
+    share = "" if separate else " (receipts' share included)"
+    print(f"| deliveries + receipts | {with_receipts:,.0f} | {posted / post_seconds:,.0f} | {(r_cpu1 - r_cpu0) * 1000 / count:.3f}{share} |")
+    if separate:
+        receipt_cpu = (node_cpu1 - node_cpu0) * 1000 / posted
+    else:
+        receipt_cpu = ((r_cpu1 - r_cpu0) - (cpu1 - cpu0)) * 1000 / posted
     print(f"\ngateway CPU per receipt: {receipt_cpu:.3f} ms; the poster (Python, on the same cores) used "
           f"{poster_cpu * 1000 / posted:.3f} ms per receipt ({poster_cpu / post_seconds:.2f} of a core while posting)")
     cost = 1 - with_receipts / gateway
