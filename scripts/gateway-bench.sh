@@ -13,8 +13,9 @@
 # posted (issue 20 §3: the receipt path's share of delivered/s at full load). RECEIPT_NODE=1 (with RECEIPTS=1) takes
 # the receipts on a second `serve` of the same store with delivery off — the deployment the README gives for heavy
 # receipt traffic — and splits the two cores as two machines would be: the delivering gateway, the emulator and the
-# senders on CPU 0 in both rounds, the receipt node and the poster on CPU 1 (`taskset`; SQLite only: a PostgreSQL
-# server started elsewhere would float across both).
+# senders on CPU 0 in both rounds, the receipt node and the poster on CPU 1 (`taskset`). On PostgreSQL the database
+# server's processes go on CPU DATABASE_CPU (default 1, with the receipts; 0: with the delivering side) for the run —
+# there is no third core for it here — and get every CPU back at the end.
 #
 # PLATFORM: fcm (default) or apns. STORE: sqlite (default) or postgres (a new database on the server
 # SEALEDPUSH_TEST_POSTGRES_URL names, e.g. after `eval "$(bash scripts/postgres-test.sh start)"`; dropped at the
@@ -35,11 +36,24 @@ rig_binaries
 rig_database "$store"
 receipt_node=${RECEIPT_NODE:-0}
 pin_delivery=() pin_receipts=()
+receipt_pid= postmaster=
+bench_cleanup() {
+    [ -n "$receipt_pid" ] && kill "$receipt_pid" 2>/dev/null && wait "$receipt_pid" 2>/dev/null
+    if [ -n "$postmaster" ]; then  # the database server's processes get every CPU back
+        for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "0-$(( $(nproc) - 1 ))" "$p" >/dev/null 2>&1; done
+    fi
+    rig_cleanup
+}
+trap bench_cleanup EXIT
 if [ "$receipt_node" = 1 ]; then
     [ "${RECEIPTS:-0}" = 1 ] || { echo "gateway-bench: RECEIPT_NODE=1 needs RECEIPTS=1" >&2; exit 2; }
-    [ "$store" = sqlite ] || { echo "gateway-bench: RECEIPT_NODE=1 splits the cores for SQLite only" >&2; exit 2; }
     (( $(nproc) >= 2 )) || { echo "gateway-bench: RECEIPT_NODE=1 needs two CPUs" >&2; exit 2; }
     pin_delivery=(taskset -c 0) pin_receipts=(taskset -c 1)
+    if [ "$store" = postgres ]; then
+        data_directory=$(psql -At "$database" -c "SHOW data_directory")
+        postmaster=$(head -1 "$data_directory/postmaster.pid")
+        for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "${DATABASE_CPU:-1}" "$p" >/dev/null; done
+    fi
 fi
 
 cd "$work"
@@ -143,16 +157,16 @@ workers = [threading.Thread(target=worker, args=(receipts[i::threads],)) for i i
 cpu = sum(os.times()[:2])  # this poster's own CPU (its threads), which competes for the same cores
 print(f"{len(receipts)} {time.time() - begin:.3f} {cpu:.2f} {statuses}")
 PY
-    receipts_api=$api receipt_pid=$gateway_pid
+    receipts_api=$api receipt_cpu_pid=$gateway_pid
     if [ "$receipt_node" = 1 ]; then
         SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning SEALEDPUSH_GATEWAY_DELIVERY=off \
             "${pin_receipts[@]}" "$G" serve --config gw/gateway.json >serve-receipts.out 2>&1 &
-        receipt_pid=$!
+        receipt_pid=$! receipt_cpu_pid=$!
         wait_for serve-receipts.out "listening on port"
         receipts_api="http://127.0.0.1:$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-receipts.out | head -1)/v1/apps/bench"
         echo "==> receipts taken by a second serve (delivery off) on CPU 1; delivery, emulator and senders on CPU 0" >&2
     fi
-    receipt_cpu_before=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_pid/stat")
+    receipt_cpu_before=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_cpu_pid/stat")
     cpu_receipts_before=$(cpu_seconds)
     receipts_begin=$(date +%s.%N)
     "${pin_receipts[@]}" python3 post_receipts.py "$receipts_api/receipts" receipts.bin 4 >receipts.out &
@@ -164,8 +178,8 @@ PY
     wait "$poster"
     receipts_finish=$(date +%s.%N)
     cpu_receipts_after=$(cpu_seconds)
-    receipt_cpu_after=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_pid/stat")
-    if [ "$receipt_node" = 1 ]; then kill -TERM "$receipt_pid"; wait "$receipt_pid" || true; fi
+    receipt_cpu_after=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_cpu_pid/stat")
+    if [ "$receipt_node" = 1 ]; then kill -TERM "$receipt_pid"; wait "$receipt_pid" || true; receipt_pid=; fi
     receipt_figures="$receipts_begin $receipts_deliveries_done $receipts_finish $cpu_receipts_before $cpu_receipts_after"
     receipt_figures+=" $receipt_node $receipt_cpu_before $receipt_cpu_after"
     cat receipts.out >&2
