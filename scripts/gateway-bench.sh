@@ -51,6 +51,10 @@ if [ "$receipt_node" = 1 ]; then
     pin_delivery=(taskset -c 0) pin_receipts=(taskset -c 1)
     if [ "$store" = postgres ]; then
         data_directory=$(psql -At "$database" -c "SHOW data_directory")
+        [ -r "$data_directory/postmaster.pid" ] || {
+            echo "gateway-bench: RECEIPT_NODE=1 pins the PostgreSQL server's processes: it must run on this machine" >&2
+            exit 2
+        }
         postmaster=$(head -1 "$data_directory/postmaster.pid")
         for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "${DATABASE_CPU:-1}" "$p" >/dev/null; done
     fi
