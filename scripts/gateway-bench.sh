@@ -37,10 +37,15 @@ rig_database "$store"
 receipt_node=${RECEIPT_NODE:-0}
 pin_delivery=() pin_receipts=()
 receipt_pid= postmaster=
+pin_database() {  # CPUS: every process of the PostgreSQL server (the postmaster and its children) on CPUS
+    local p status=0  # each process tried (a child may have ended meanwhile); fails if any was not moved
+    for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "$1" "$p" >/dev/null || status=1; done
+    return "$status"
+}
 bench_cleanup() {
     [ -n "$receipt_pid" ] && kill "$receipt_pid" 2>/dev/null && wait "$receipt_pid" 2>/dev/null
     if [ -n "$postmaster" ]; then  # the database server's processes get every CPU back
-        for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "0-$(( $(nproc) - 1 ))" "$p" >/dev/null 2>&1; done
+        pin_database "0-$(( $(nproc) - 1 ))" 2>/dev/null || true
     fi
     rig_cleanup
 }
@@ -56,7 +61,7 @@ if [ "$receipt_node" = 1 ]; then
             exit 2
         }
         postmaster=$(head -1 "$data_directory/postmaster.pid")
-        for p in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -cp "${DATABASE_CPU:-1}" "$p" >/dev/null; done
+        pin_database "${DATABASE_CPU:-1}"
     fi
 fi
 
@@ -116,7 +121,9 @@ sent() {  # the sum of sealedpush_gateway_sent_total over its labels
     curl -sS "http://127.0.0.1:$port/metrics" |
         awk '$1 == "sealedpush_gateway_sent_total" || index($1, "sealedpush_gateway_sent_total{") == 1 { t += $2 } END { printf "%d", t }'
 }
-cpu_seconds() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gateway_pid/stat"; }  # utime + stime, 100 Hz
+cpu_seconds() {  # [PID]: utime + stime of PID (default the gateway's), 100 Hz
+    awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/${1:-$gateway_pid}/stat"
+}
 
 requests=$(( count / devices ))
 cpu_before=$(cpu_seconds)
@@ -170,7 +177,7 @@ PY
         receipts_api="http://127.0.0.1:$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-receipts.out | head -1)/v1/apps/bench"
         echo "==> receipts taken by a second serve (delivery off) on CPU 1; delivery, emulator and senders on CPU 0" >&2
     fi
-    receipt_cpu_before=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_cpu_pid/stat")
+    receipt_cpu_before=$(cpu_seconds "$receipt_cpu_pid")
     cpu_receipts_before=$(cpu_seconds)
     receipts_begin=$(date +%s.%N)
     "${pin_receipts[@]}" python3 post_receipts.py "$receipts_api/receipts" receipts.bin 4 >receipts.out &
@@ -182,7 +189,7 @@ PY
     wait "$poster"
     receipts_finish=$(date +%s.%N)
     cpu_receipts_after=$(cpu_seconds)
-    receipt_cpu_after=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$receipt_cpu_pid/stat")
+    receipt_cpu_after=$(cpu_seconds "$receipt_cpu_pid")
     if [ "$receipt_node" = 1 ]; then kill -TERM "$receipt_pid"; wait "$receipt_pid" || true; receipt_pid=; fi
     receipt_figures="$receipts_begin $receipts_deliveries_done $receipts_finish $cpu_receipts_before $cpu_receipts_after"
     receipt_figures+=" $receipt_node $receipt_cpu_before $receipt_cpu_after"
