@@ -67,4 +67,25 @@ struct SQLiteStoreTests {
             #expect(plan == ["SEARCH jobs USING INDEX jobs_device (app_id=? AND device_id=?)"], "\(plan)")
         }
     }
+
+    /// A node's leases (read at start and taken back from its earlier process) are found through `jobs_app_due`,
+    /// which since migration 13 keeps only open jobs: without the index's condition stated, both statements scanned
+    /// every job kept.
+    @Test func aNodesLeasesAreFoundThroughTheOpenJobsIndex() async throws {
+        let harness = try SQLiteHarness()
+        try await withMigratedStore(harness) { migrated, _ in
+            let store = try #require(migrated as? SQLiteGatewayStore)
+            let statements: [(sql: String, arguments: StatementArguments)] = [
+                (SQLiteGatewayStore.takeBackLeasesSQL, StatementArguments([0, "n/boot", "n", "n/", "n/"])),
+                (SQLiteGatewayStore.leasedJobsSQL, StatementArguments(["n", "n/", "n/"])),
+            ]
+            for statement in statements {
+                let plan: [String] = try await store.read("explaining a node's leases") { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+                        .map { row -> String in row["detail"] }
+                }
+                #expect(plan.first == "SEARCH jobs USING INDEX jobs_app_due (state=?)", "\(plan)")
+            }
+        }
+    }
 }

@@ -122,6 +122,19 @@ struct SQLiteWriteVolumeTests {
         }
     }
 
+    /// Finished jobs leave `jobs_app_due` (migration 13): counted as the cells of its leaf pages (`dbstat`).
+    @Test func finishedJobsLeaveTheDueIndex() async throws {
+        try await DueIndexContract.finishedJobsLeaveTheDueIndex(try SQLiteHarness()) { migrated, expected in
+            let store = try #require(migrated as? SQLiteGatewayStore)
+            let entries = try await store.read("counting jobs_app_due's entries") { db in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COALESCE(SUM(ncell), 0) FROM dbstat WHERE name = 'jobs_app_due' AND pagetype = 'leaf'")
+            }
+            #expect(entries == expected, "jobs_app_due holds \(entries ?? -1) entries, expected \(expected)")
+        }
+    }
+
     /// A checkpoint copies every page changed since the last one into the database file; under load the same leaves
     /// change in every commit, so SQLite's default (a checkpoint by the commit that passes 1,000 WAL pages) wrote them
     /// back several times a second. The store lets the WAL reach 8,000 pages first: after ≈ 2,000 pages of one-device

@@ -520,7 +520,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             // depth: 20,000 queued jobs halved delivery, 60,000 quartered it): leases that ran out first (few: at
             // most the sends in flight), then each app's queued jobs in the order they fall due, along
             // `jobs_app_due`. Apps share a claim evenly (an app with fewer due jobs leaves its share to the others),
-            // so one app's backlog — a bulk send to a million devices — never holds back another app's jobs.
+            // so one app's backlog — a bulk send to a million devices — never holds back another app's jobs. The
+            // index keeps only open jobs (migration 13): each walk states that condition, or SQLite cannot read it.
             let select = """
                 SELECT j.id, j.notification_id, j.app_id, j.device_id, d.platform, d.push_token, d.environment,
                        j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts
@@ -532,7 +533,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db.cachedStatement(
                     sql: """
                     \(select)
-                    WHERE j.state = 'claimed' AND j.lease_expires_at <= ? AND d.unregistered_at IS NULL AND n.expires_at > ?
+                    WHERE j.state = 'claimed' AND j.state IN ('queued', 'claimed') AND j.lease_expires_at <= ?
+                      AND d.unregistered_at IS NULL AND n.expires_at > ?
                     ORDER BY j.lease_expires_at, j.id
                     LIMIT ?
                     """),
@@ -541,7 +543,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 let queued = try db.cachedStatement(
                     sql: """
                         \(select)
-                        WHERE j.state = 'queued' AND j.app_id = ? AND j.not_before <= ? AND d.unregistered_at IS NULL
+                        WHERE j.state = 'queued' AND j.state IN ('queued', 'claimed') AND j.app_id = ?
+                          AND j.not_before <= ? AND d.unregistered_at IS NULL
                           AND n.expires_at > ?
                         ORDER BY j.not_before, j.id
                         LIMIT ? OFFSET ?
@@ -694,7 +697,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 sql: """
                     SELECT d.platform AS platform, COUNT(*) AS count FROM jobs j
                     JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
-                    WHERE (j.state = 'queued' OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
+                    WHERE j.state IN ('queued', 'claimed')
+                      AND (j.state = 'queued' OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
                       AND j.notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
                     GROUP BY d.platform
                     """,
@@ -709,7 +713,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             try db.execute(
                 sql: """
                     UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-                    WHERE (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= ?))
+                    WHERE state IN ('queued', 'claimed')
+                      AND (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= ?))
                       AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
                     """,
                 arguments: [nowMillis, nowMillis, nowMillis])
@@ -931,12 +936,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             }
             guard db.changesCount > 0 else { return nil }
             try db.execute(
-                sql: """
-                    UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
-                        requests = requests + 1
-                    WHERE state = 'claimed' AND lease_owner <> ?
-                      AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?)
-                    """,
+                sql: Self.takeBackLeasesSQL,
                 arguments: [
                     nowMillis, instance.leaseOwner, instance.nodeID, instance.nodeID + "/", instance.nodeID + "/",
                 ])
@@ -963,12 +963,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func leasedJobs(nodeID: String) async throws -> [LeasedJob] {
         try await read("reading the leases of node '\(nodeID)'") { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, notification_id, device_id, lease_owner, lease_expires_at FROM jobs
-                    WHERE state = 'claimed' AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?) ORDER BY id
-                    """,
-                arguments: [nodeID, nodeID + "/", nodeID + "/"]
+                db, sql: Self.leasedJobsSQL, arguments: [nodeID, nodeID + "/", nodeID + "/"]
             ).map { row in
                 LeasedJob(
                     id: row["id"], notificationID: UUID(uuidString: row["notification_id"])!, deviceID: row["device_id"],
@@ -1036,6 +1031,24 @@ public final class SQLiteGatewayStore: GatewayStore {
         UPDATE jobs SET state = 'unregistered', failure_reason = ?, lease_owner = NULL,
             lease_expires_at = NULL, updated_at = ?
         WHERE app_id = ? AND device_id = ? AND state IN ('queued', 'claimed')
+        """
+
+    /// Puts back in the queue the jobs an earlier process of a node held (arguments: now, this process's lease
+    /// owner, the node id, the node id and `/` twice). Like every walk of open jobs, it states the partial
+    /// `jobs_app_due` index's condition (without it: a scan of every job kept).
+    static let takeBackLeasesSQL = """
+        UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+            requests = requests + 1
+        WHERE state = 'claimed' AND state IN ('queued', 'claimed') AND lease_owner <> ?
+          AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?)
+        """
+
+    /// A node's leased jobs (arguments: the node id, the node id and `/` twice), through `jobs_app_due` as
+    /// ``takeBackLeasesSQL`` is.
+    static let leasedJobsSQL = """
+        SELECT id, notification_id, device_id, lease_owner, lease_expires_at FROM jobs
+        WHERE state = 'claimed' AND state IN ('queued', 'claimed')
+          AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?) ORDER BY id
         """
 
     private static func app(_ row: Row) -> GatewayApp {

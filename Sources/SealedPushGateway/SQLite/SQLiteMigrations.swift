@@ -90,6 +90,8 @@ enum SQLiteMigrations {
                 "ALTER TABLE job_messages_new RENAME TO job_messages",
                 "CREATE UNIQUE INDEX job_messages_message ON job_messages (app_id, message_id)",
             ]),
+        Migration(
+            version: 13, name: "jobs due by app: only open jobs", statements: PortableMigrations.openJobsDueByApp),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with
