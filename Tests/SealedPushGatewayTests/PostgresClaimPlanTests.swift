@@ -55,29 +55,6 @@ struct PostgresClaimPlanTests {
         }
     }
 
-    /// Finished jobs leave `jobs_app_due` (migration 14): after `VACUUM`, the index's live entries as `pgstattuple`
-    /// counts them (the server raises an error naming the count when it is not the expected one).
-    @Test func finishedJobsLeaveTheDueIndex() async throws {
-        let harness = try await PostgresHarness()
-        try await harness.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
-        try await DueIndexContract.finishedJobsLeaveTheDueIndex(harness) { _, expected in
-            try await harness.execute("VACUUM jobs")
-            do {
-                try await harness.execute(
-                    """
-                    DO $$ DECLARE entries bigint; BEGIN
-                        SELECT tuple_count INTO entries FROM pgstattuple('jobs_app_due');
-                        IF entries <> \(expected) THEN
-                            RAISE EXCEPTION 'jobs_app_due holds % entries, expected \(expected)', entries;
-                        END IF;
-                    END $$
-                    """)
-            } catch {
-                Issue.record("\(String(reflecting: error))")
-            }
-        }
-    }
-
     /// The most buffers a claim of 16 may read: measured 500-700 with fresh statistics; 1,500-3,900 when each
     /// claimed job's device lookup walks the app's devices.
     static let bound = 1_000

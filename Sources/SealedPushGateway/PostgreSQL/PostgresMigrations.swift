@@ -96,7 +96,5 @@ enum PostgresMigrations {
                 "DROP INDEX jobs_device",
                 "CREATE INDEX jobs_device ON jobs (app_id, device_id) WHERE state IN ('queued', 'claimed')",
             ]),
-        Migration(
-            version: 14, name: "jobs due by app: only open jobs", statements: PortableMigrations.openJobsDueByApp),
     ]
 }

@@ -144,14 +144,4 @@ enum PortableMigrations {
             "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before)",
             "DROP INDEX jobs_due",
         ])
-
-    /// Both stores' next version (SQLite 13, PostgreSQL 14): `jobs_app_due` keeps only open jobs, as `jobs_device`
-    /// already does. Claims walk it for `queued` and `claimed` jobs only; with every job kept in it, each finish moved
-    /// the job's entry into the ended states' part of the index (on PostgreSQL, an entry for every new row version),
-    /// and the index grew with every job kept until it was purged. Now a finish removes the entry and the index stays
-    /// the size of the queue. A statement that walks it states its condition (SQLite reads a partial index only then).
-    static let openJobsDueByApp: [String] = [
-        "DROP INDEX jobs_app_due",
-        "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before) WHERE state IN ('queued', 'claimed')",
-    ]
 }
