@@ -121,9 +121,7 @@ sent() {  # the sum of sealedpush_gateway_sent_total over its labels
     curl -sS "http://127.0.0.1:$port/metrics" |
         awk '$1 == "sealedpush_gateway_sent_total" || index($1, "sealedpush_gateway_sent_total{") == 1 { t += $2 } END { printf "%d", t }'
 }
-cpu_seconds() {  # [PID]: utime + stime of PID (default the gateway's), 100 Hz
-    awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/${1:-$gateway_pid}/stat"
-}
+cpu_seconds() { rig_process_cpu "$gateway_pid"; }
 
 requests=$(( count / devices ))
 cpu_before=$(cpu_seconds)
@@ -177,7 +175,7 @@ PY
         receipts_api="http://127.0.0.1:$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve-receipts.out | head -1)/v1/apps/bench"
         echo "==> receipts taken by a second serve (delivery off) on CPU 1; delivery, emulator and senders on CPU 0" >&2
     fi
-    receipt_cpu_before=$(cpu_seconds "$receipt_cpu_pid")
+    receipt_cpu_before=$(rig_process_cpu "$receipt_cpu_pid")
     cpu_receipts_before=$(cpu_seconds)
     receipts_begin=$(date +%s.%N)
     "${pin_receipts[@]}" python3 post_receipts.py "$receipts_api/receipts" receipts.bin 4 >receipts.out &
@@ -189,7 +187,7 @@ PY
     wait "$poster"
     receipts_finish=$(date +%s.%N)
     cpu_receipts_after=$(cpu_seconds)
-    receipt_cpu_after=$(cpu_seconds "$receipt_cpu_pid")
+    receipt_cpu_after=$(rig_process_cpu "$receipt_cpu_pid")
     if [ "$receipt_node" = 1 ]; then kill -TERM "$receipt_pid"; wait "$receipt_pid" || true; receipt_pid=; fi
     receipt_figures="$receipts_begin $receipts_deliveries_done $receipts_finish $cpu_receipts_before $cpu_receipts_after"
     receipt_figures+=" $receipt_node $receipt_cpu_before $receipt_cpu_after"

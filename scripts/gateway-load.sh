@@ -162,13 +162,8 @@ print(sum(int(r[0]) for r in rows), sum(float(r[1]) for r in rows), max(float(r[
       max(float(r[3]) for r in rows), sum(int(r[4]) for r in rows))' >"$3"
 }
 
-process_cpu() {  # PID...: their utime + stime in seconds (100 Hz)
-    local pid files=()
-    for pid in "$@"; do files+=("/proc/$pid/stat"); done
-    awk '{ t += $14 + $15 } END { printf "%.2f", t / 100 }' "${files[@]}"
-}
-cpu_seconds() { process_cpu "$gateway_pid" ${gateway2_pid:+"$gateway2_pid"}; }  # the gateway processes
-emulator_cpu() { process_cpu "$emulator_pid"; }
+cpu_seconds() { rig_process_cpu "$gateway_pid" ${gateway2_pid:+"$gateway2_pid"}; }  # the gateway processes
+emulator_cpu() { rig_process_cpu "$emulator_pid"; }
 children_cpu() {  # FILE: user + system seconds of this script's children that ended and were waited for, into FILE
     times >"$1.times"  # (bash's `times`, in this shell: not in a pipeline or $(...), whose subshell has its own)
     sed -n 2p "$1.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } }

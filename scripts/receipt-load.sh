@@ -63,7 +63,7 @@ function request()
         data:sub(i * 354 + 1, i * 354 + 354))
 end
 LUA
-cpu_seconds() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gateway_pid/stat"; }
+cpu_seconds() { rig_process_cpu "$gateway_pid"; }
 echo "==> $(wc -l <ids.txt) receipts posted by wrk -t2 -c4 for ${seconds}s" >&2
 cpu_before=$(cpu_seconds)
 wrk -t2 -c4 -d"${seconds}s" -s post.lua "http://127.0.0.1:$port" >wrk.out 2>&1

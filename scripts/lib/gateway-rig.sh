@@ -1,6 +1,6 @@
-# Shared by the gateway scripts (gateway-bench.sh, gateway-load.sh, gateway-soak.sh), sourced, not run: a work
-# directory removed at exit with the gateway and emulator it started, a wait for a line in a log, and the database
-# for STORE.
+# Shared by the gateway scripts (gateway-bench.sh, gateway-load.sh, gateway-soak.sh, receipt-load.sh), sourced, not
+# run: a work directory removed at exit with the gateway and emulator it started, a wait for a line in a log, the
+# database for STORE, and the CPU time of processes.
 #
 #   rig_name=gateway-load; source scripts/lib/gateway-rig.sh; rig_database "$store"
 #
@@ -24,6 +24,12 @@ trap rig_cleanup EXIT
 wait_for() {  # FILE PATTERN: waits up to 30 s for PATTERN in FILE, else prints FILE and exits
     for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
     echo "$rig_name: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+rig_process_cpu() {  # PID...: their utime + stime in seconds (/proc/PID/stat, 100 Hz)
+    local pid files=()
+    for pid in "$@"; do files+=("/proc/$pid/stat"); done
+    awk '{ t += $14 + $15 } END { printf "%.2f", t / 100 }' "${files[@]}"
 }
 
 rig_database() {  # STORE: sqlite (a file in the work directory) or postgres (a new database, dropped at exit)

@@ -697,8 +697,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                 sql: """
                     SELECT d.platform AS platform, COUNT(*) AS count FROM jobs j
                     JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
-                    WHERE j.state IN ('queued', 'claimed')
-                      AND (j.state = 'queued' OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
+                    WHERE (j.state = 'queued' OR (j.state = 'claimed' AND j.lease_expires_at <= ?))
                       AND j.notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
                     GROUP BY d.platform
                     """,
@@ -713,8 +712,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             try db.execute(
                 sql: """
                     UPDATE jobs SET state = 'expired', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-                    WHERE state IN ('queued', 'claimed')
-                      AND (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= ?))
+                    WHERE (state = 'queued' OR (state = 'claimed' AND lease_expires_at <= ?))
                       AND notification_id IN (SELECT id FROM notifications WHERE expires_at <= ?)
                     """,
                 arguments: [nowMillis, nowMillis, nowMillis])
