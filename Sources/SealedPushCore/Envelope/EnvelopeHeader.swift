@@ -8,7 +8,7 @@ public struct EnvelopeHeader: Sendable, Hashable {
     public var recipientKeyID: KeyID
     /// The key id of the server identity that sealed it.
     public var senderKeyID: KeyID
-    /// 16 random bytes, unique per envelope.
+    /// 16 bytes, at least the last 12 random, unique per envelope (`Specs/envelope-v1.md` §3); opaque to a receiver.
     public var messageID: [UInt8]
     /// When it was sealed, in UNIX seconds.
     public var issuedAt: UInt64

@@ -120,7 +120,7 @@ public final class Sealer: Sendable {
         }
         return try seal(
             paddedPlaintext: paddedPlaintext, to: device, ephemeralPrivateKey: ephemeralKey,
-            messageID: Sodium.randomBytes(count: EnvelopeV1.messageIDLength), issuedAt: now, expiresAt: expiresAt)
+            messageID: MessageID.draw(), issuedAt: now, expiresAt: expiresAt)
     }
 
     /// `now + ttl`, after checking the ttl's range and the sum.
