@@ -279,6 +279,7 @@ let package = Package(
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport",
                 // Raw requests over the client's own connection (headers APNsClient never sends).
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]

@@ -73,6 +73,7 @@ final class APNsConnection: @unchecked Sendable {
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                try sync.addHandler(FlushCoalescingHandler())
                 var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                 connectionConfiguration.initialSettings = [
                     HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),  // no server push
