@@ -80,7 +80,7 @@ extension GatewayHTTPServer {
                 appID: appID, request: update, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false,
                 skipMissingDevices: true)
         else { throw nothing }
-        return try self.accepted(accepted, appID: appID)
+        return self.accepted(accepted, appID: appID)
     }
 
     /// `POST …/badge`: a sealed `badge` message setting the count on the devices and users named.
@@ -105,7 +105,7 @@ extension GatewayHTTPServer {
                 appID: appID, request: send, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false,
                 background: badge.background)
         else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
-        return try self.accepted(accepted, appID: appID)
+        return self.accepted(accepted, appID: appID)
     }
 
     /// `POST …/receipts`: no API key (see ``ReceiptIntake``); `204` once recorded.
@@ -125,10 +125,12 @@ extension GatewayHTTPServer {
     }
 
     /// `202` with the contract's `SendAccepted` and the new notification's `Location`.
-    func accepted(_ accepted: NotificationFanOut.Accepted, appID: String) throws -> Response {
+    func accepted(_ accepted: NotificationFanOut.Accepted, appID: String) -> Response {
         let id = accepted.id.uuidString.lowercased()
         var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
-        return try JSONResponse.make(.accepted, SendAcceptedModel(id: id, devices: accepted.deviceCount), headers: headers)
+        headers[.contentType] = "application/json"
+        let body = SendAcceptedModel(id: id, devices: accepted.deviceCount).json
+        return Response(status: .accepted, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

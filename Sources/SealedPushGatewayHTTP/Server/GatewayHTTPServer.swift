@@ -255,7 +255,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 appID: appID, request: send, idempotencyKey: idempotencyKey,
                 requestDigest: idempotencyKey == nil ? nil : Self.requestDigest(body))
         else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
-        return try self.accepted(accepted, appID: appID)
+        return self.accepted(accepted, appID: appID)
     }
 
     private func getNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
