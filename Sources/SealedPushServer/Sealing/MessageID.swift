@@ -11,10 +11,8 @@ import SealedPushCore
 /// per notification. It tells nothing the cleartext header's `issuedAt` does not, but to the millisecond.
 /// Receivers treat all 16 bytes as opaque.
 public enum MessageID {
-    /// The bytes taken from the clock.
+    /// The bytes taken from the clock; the other 12 are drawn from the secure random source.
     public static let timePrefixLength = 4
-    /// The bytes drawn from the secure random source.
-    public static let randomLength = EnvelopeV1.messageIDLength - timePrefixLength
 
     /// A fresh message id.
     ///
