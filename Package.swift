@@ -74,11 +74,17 @@ let package = Package(
             dependencies: ["SealedPushCore", "CSodium", "COpenSSL", "CCurve25519Map"]
         ),
 
+        // MARK: Provider connections: what the APNs and FCM clients' HTTP/2 pipelines share
+        .target(
+            name: "SealedPushProviderHTTP2",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
+
         // MARK: APNs delivery: HTTP/2 provider client (networking kept out of SealedPushServer)
         .target(
             name: "SealedPushAPNs",
             dependencies: [
-                "SealedPushCore", "SealedPushServer",
+                "SealedPushCore", "SealedPushServer", "SealedPushProviderHTTP2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -145,7 +151,7 @@ let package = Package(
         .target(
             name: "SealedPushFCM",
             dependencies: [
-                "SealedPushCore", "SealedPushServer",
+                "SealedPushCore", "SealedPushServer", "SealedPushProviderHTTP2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -279,7 +285,6 @@ let package = Package(
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport",
                 // Raw requests over the client's own connection (headers APNsClient never sends).
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -356,6 +361,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "SealedPushProviderHTTP2Tests",
+            dependencies: [
+                "SealedPushProviderHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -6,6 +6,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import SealedPushProviderHTTP2
 
 /// A request ready for the wire.
 struct APNsWireRequest: Sendable {

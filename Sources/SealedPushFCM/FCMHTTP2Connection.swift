@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SealedPushProviderHTTP2
 
 /// One HTTP/2 request's answer.
 struct FCMWireResponse: Sendable {
@@ -49,6 +50,7 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                try sync.addHandler(FlushCoalescingHandler())
                 var connection = NIOHTTP2Handler.ConnectionConfiguration()
                 connection.initialSettings = [
                     HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),

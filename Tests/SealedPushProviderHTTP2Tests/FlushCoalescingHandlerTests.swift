@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import SealedPushAPNs
+import SealedPushProviderHTTP2
 
 /// `FlushCoalescingHandler`: the flushes asked for in one turn of the event loop reach the transport as one, after
 /// the writes they cover, and none is lost.
