@@ -7,7 +7,7 @@ import SealedPushProviderHTTP2
 /// `FlushCoalescingHandler`: the flushes asked for in one turn of the event loop reach the transport as one, after
 /// the writes they cover, and none is lost.
 @Suite struct FlushCoalescingHandlerTests {
-    /// Stands where TLS is on an APNs connection: counts the flushes that reach it and what was written before each.
+    /// Stands where TLS is on a provider connection: counts the flushes that reach it and what was written before each.
     final class TransportProbe: ChannelOutboundHandler, @unchecked Sendable {
         typealias OutboundIn = ByteBuffer
         var pending: [String] = []
