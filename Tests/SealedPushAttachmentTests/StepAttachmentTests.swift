@@ -9,11 +9,13 @@ import Testing
 /// Issue 11 end to end on loopback: the libsodium side encrypts files and content into a real `FileSystemBlobStore`
 /// served by a real `BlobServer`; the extension step downloads them with the real `URLSessionBlobTransport`,
 /// decrypts with swift-crypto into files and delivers the text with what made it, exactly once.
-@Suite(.serialized) struct StepAttachmentTests {
+@Suite(.serialized) final class StepAttachmentTests {
     let topic = "com.example.attachments"
     let identity: ServerIdentity
     let sealer: Sealer
     let ring = DeviceKeyRing.generate(now: 1)
+    /// This test's files (the blob store and the attachments written), removed when the test ends.
+    let base: URL
     let storeDirectory: URL
     let store: FileSystemBlobStore
     let attachmentDirectory: URL
@@ -21,12 +23,14 @@ import Testing
     init() throws {
         identity = try ServerIdentity.generate()
         sealer = try Sealer(identity: identity, topic: topic)
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("step-attachments-\(UUID().uuidString)")
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("step-attachments-\(UUID().uuidString)")
         storeDirectory = base.appendingPathComponent("blobs")
         attachmentDirectory = base.appendingPathComponent("attachments")
         try FileManager.default.createDirectory(at: attachmentDirectory, withIntermediateDirectories: true)
         store = try FileSystemBlobStore(directory: storeDirectory.path)
     }
+
+    deinit { try? FileManager.default.removeItem(at: base) }
 
     /// Runs `body` with a started blob server and its URL prefix.
     func withServer<T>(_ body: (String) async throws -> T) async throws -> T {

@@ -3,7 +3,7 @@ import SealedPushCore
 import Testing
 
 /// Runs the real `sealed-push` binary with real command lines.
-@Suite struct CLITests {
+@Suite final class CLITests: Sendable {
     struct Result {
         var status: Int32
         var stdout: String
@@ -28,6 +28,8 @@ import Testing
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sealed-push-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil) throws -> Result {

@@ -7,13 +7,20 @@ import Testing
 /// Issue 12 point 4: a gateway resend after a crash or an ambiguous failure reaches the device twice with the very
 /// same envelope. The user must never see the decrypted notification replaced by the placeholder.
 @Suite("Duplicate deliveries (issue 12)")
-struct DuplicateDeliveryTests {
+final class DuplicateDeliveryTests {
+    /// This test's directories (its devices' key rings and journals), removed when the test ends.
+    let scratch: URL
+
+    init() throws { scratch = try makeTemporaryDirectory() }
+    deinit { removeTemporaryDirectory(scratch) }
+
     let sealer = TestSealer()
     let placeholder = Placeholder.localized(key: "NOTIFICATION_PLACEHOLDER")
 
     /// A key ring directory with one key, a receiver on it (read-only store, file replay guard) and a clock.
     func device(now: UInt64) throws -> (URL, [UInt8], ManualClock, SealedPushReceiver) {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("keys")
+        let directoryParent = try makeDirectory(in: scratch)
+        let directory = directoryParent.appendingPathComponent("keys")
         let registration = try DeviceKeyManager(directory: directory).create(now: now)
         let clock = ManualClock(now)
         let receiver = try SealedPushReceiver(

@@ -20,6 +20,7 @@ struct FileKeyStoreTests {
     @Test("create writes a 0700 directory and a 0600 key ring the read-only store loads")
     func createAndLoad() throws {
         let parent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(parent) }
         let directory = parent.appendingPathComponent("nested/keys")
         let manager = DeviceKeyManager(directory: directory)
         let registration = try manager.create(now: 100)
@@ -38,6 +39,7 @@ struct FileKeyStoreTests {
     @Test("read-only store never creates anything: missing directory or file → keysUnavailable")
     func readOnlyNeverCreates() throws {
         let parent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(parent) }
         let missing = parent.appendingPathComponent("never-created")
         let store = FileKeyStore(directory: missing, access: .readOnly)
         #expect(errorCode { try store.loadKeyRing() } == .keysUnavailable)
@@ -55,6 +57,7 @@ struct FileKeyStoreTests {
     func unreadable() throws {
         guard getuid() != 0 else { return }
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         try DeviceKeyManager(directory: directory).create(now: 1)
         let file = directory.appendingPathComponent("keyring.json")
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: file.path)
@@ -65,6 +68,7 @@ struct FileKeyStoreTests {
     @Test("a write interrupted before its rename leaves the previous key ring intact and readable")
     func crashBeforeRename() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let manager = DeviceKeyManager(directory: directory)
         try manager.create(now: 100)
         let before = try Data(contentsOf: directory.appendingPathComponent("keyring.json"))
@@ -96,6 +100,7 @@ struct FileKeyStoreTests {
     @Test("a corrupt key ring is reported, never regenerated or overwritten")
     func corruptionIsNotRegenerated() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let file = directory.appendingPathComponent("keyring.json")
         try Data("garbage".utf8).write(to: file)
         let manager = DeviceKeyManager(directory: directory)
@@ -109,6 +114,7 @@ struct FileKeyStoreTests {
     @Test("concurrent rotations through separate stores lose no key (flock)")
     func concurrentRotations() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         try DeviceKeyManager(directory: directory).create(now: 1)
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             _ = try? DeviceKeyManager(directory: directory).rotate(now: 10 + UInt64(index))

@@ -26,7 +26,9 @@ struct NotificationServiceStepTests {
 
     @Test("three rotations: all messages open during grace; after pruning each falls back with unknownKey")
     func threeRotations() async throws {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("keyring")
+        let directoryParent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directoryParent) }
+        let directory = directoryParent.appendingPathComponent("keyring")
         let sealer = TestSealer(topic: topic)
         let clock = ManualClock(1_800_000_000)
         let manager = DeviceKeyManager(directory: directory)
@@ -88,6 +90,7 @@ struct NotificationServiceStepTests {
     @Test("replay is rejected across a restart; expiry at the boundary second")
     func replayAndExpiry() async throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let sealer = TestSealer(topic: topic)
         let registration = try DeviceKeyManager(directory: directory).create(now: 1000)
         let devicePublic = try KeyText.decodePublicKey(registration.publicKey)
@@ -121,6 +124,7 @@ struct NotificationServiceStepTests {
     @Test("keys unreadable → keysUnavailable fallback, and no key file is created")
     func keysUnavailable() async throws {
         let parent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(parent) }
         let missing = parent.appendingPathComponent("not-yet")
         let sealer = TestSealer(topic: topic)
         let body = try sealer.sealBody(

@@ -9,7 +9,13 @@ import Testing
 /// before is `replayed`. Each test runs on both guards; the file guard is re-created for every call, as a new
 /// process would be.
 @Suite("Replay guard duplicates (keyring §5.5)")
-struct ReplayDuplicateTests {
+final class ReplayDuplicateTests {
+    /// This test's files (its file guards' directories), removed when the test ends.
+    let scratch: URL
+
+    init() throws { scratch = try makeTemporaryDirectory() }
+    deinit { removeTemporaryDirectory(scratch) }
+
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, file
         var testDescription: String { rawValue }
@@ -22,7 +28,7 @@ struct ReplayDuplicateTests {
             let shared = InMemoryReplayGuard(duplicateWindow: window)
             return { shared }
         case .file:
-            let directory = try makeTemporaryDirectory()
+            let directory = try makeDirectory(in: scratch)
             return { FileReplayGuard(directory: directory, duplicateWindow: window) }
         }
     }
@@ -115,6 +121,7 @@ struct ReplayDuplicateTests {
     @Test("file form version 4: header and entry carry the acceptance times and the digest, and survive a reload")
     func fileLayout() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let envelope = Array("the envelope bytes".utf8)
         let expectedDigest = Array(SHA256.hash(data: envelope).prefix(16))
         #expect(EnvelopeDigest.of(envelope) == expectedDigest)
@@ -158,6 +165,7 @@ struct ReplayDuplicateTests {
     @Test("a version 2 file migrates to version 4: its ids stay refused and are never duplicates")
     func migratesVersion2() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         func be(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
         // Version 2: W = 0, P = 0, L = 1,000, one entry (id 7, issued 1,000, expires 9,000).

@@ -15,6 +15,7 @@ struct ReplayGuardTests {
     @Test("file guard: a replay is rejected across a restart of the store")
     func replayAcrossRestart() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         try FileReplayGuard(directory: directory).checkAndRecord(messageID: id(1), issuedAt: 100, expiresAt: 200, now: 100)
         // A new instance (a new process) reads the persisted state.
         let restarted = FileReplayGuard(directory: directory)
@@ -44,6 +45,7 @@ struct ReplayGuardTests {
     @Test("file format: a 41-byte header and 56 bytes per snapshot id, 64 per journal record; compaction prunes")
     func fileFormatAndPruning() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let guardian = FileReplayGuard(directory: directory, capacity: 3, journalLimit: 2)
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         // The first id writes a snapshot (no file yet); the second is a journal record.
@@ -127,6 +129,7 @@ struct ReplayGuardTests {
     @Test("review item 2: far-future issuedAt is refused and never remembered")
     func farFutureRefused() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let guardian = FileReplayGuard(directory: directory)
         let now: UInt64 = 1_800_000_000
         let fiveYears: UInt64 = 5 * 365 * 86_400
@@ -143,6 +146,7 @@ struct ReplayGuardTests {
     @Test("review item 3: a clock that goes forward then back cannot make an id open twice")
     func clockForwardThenBack() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let guardian = FileReplayGuard(directory: directory)
         let real: UInt64 = 1_800_000_000
         try guardian.checkAndRecord(messageID: id(0xA), issuedAt: real, expiresAt: real + 3_600, now: real)
@@ -169,6 +173,7 @@ struct ReplayGuardTests {
     @Test("review item 11: stale temporaries are removed after a successful write")
     func staleTemporariesRemoved() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let stale = directory.appendingPathComponent(FileReplayGuard.fileName + ".tmp-deadbeef")
         try Data("partial".utf8).write(to: stale)
         try FileReplayGuard(directory: directory).checkAndRecord(messageID: id(1), issuedAt: 1, expiresAt: 9, now: 1)
@@ -178,6 +183,7 @@ struct ReplayGuardTests {
     @Test("a version 1 file is migrated without letting a recorded or evicted id open again")
     func migratesVersion1() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         // Version 1: magic, 0x01, watermark 5,000 (an evicted id expired at 5,000), one entry (id 7, expires 9,000).
         var legacy = Array("SPRG".utf8) + [1]
@@ -199,6 +205,7 @@ struct ReplayGuardTests {
     @Test("corrupt state is reported, not silently reset; reset() is explicit")
     func corruption() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         try Data("SPRG\u{2}garbage".utf8).write(to: file)
         let guardian = FileReplayGuard(directory: directory)
@@ -212,6 +219,7 @@ struct ReplayGuardTests {
     @Test("the guard never creates its directory")
     func noDirectory() throws {
         let missing = try makeTemporaryDirectory(create: false)
+        defer { removeTemporaryDirectory(missing) }
         #expect(errorCode {
             try FileReplayGuard(directory: missing).checkAndRecord(messageID: id(1), issuedAt: 1, expiresAt: 9, now: 1)
         } == .io)
@@ -221,6 +229,7 @@ struct ReplayGuardTests {
     @Test("app and extension recording at once: no id lost, each id accepted exactly once")
     func concurrentRecording() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let accepted = Counter()
         // 4 "processes" (separate guard instances, separate lock descriptors) each record ids 0..<50 concurrently.
         DispatchQueue.concurrentPerform(iterations: 4) { _ in

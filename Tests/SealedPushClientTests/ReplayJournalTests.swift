@@ -7,7 +7,13 @@ import Testing
 /// `Specs/keyring-v1.md` §5, version 4: the journal, what a reader refuses, the stride, and what a check writes.
 /// Files are built here byte by byte from the spec's tables, not with the guard's writer.
 @Suite("Replay journal (keyring §5, version 4)")
-struct ReplayJournalTests {
+final class ReplayJournalTests {
+    /// This test's directories (its devices' key rings and journals), removed when the test ends.
+    let scratch: URL
+
+    init() throws { scratch = try makeTemporaryDirectory() }
+    deinit { removeTemporaryDirectory(scratch) }
+
     func id(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 16) }
     func be(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
 
@@ -35,7 +41,7 @@ struct ReplayJournalTests {
     }
 
     func write(_ bytes: [UInt8]) throws -> (URL, URL) {
-        let directory = try makeTemporaryDirectory()
+        let directory = try makeDirectory(in: scratch)
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         try Data(bytes).write(to: file)
         return (directory, file)
@@ -160,6 +166,7 @@ struct ReplayJournalTests {
     @Test("one envelope from five years ahead moves the cut-offs by a day at most, and the state heals")
     func strideBoundsOneEnvelope() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let guardian = FileReplayGuard(directory: directory, journalLimit: 1)  // compact (prune) on every record
         let t0: UInt64 = 1_800_000_000, future = t0 + 5 * 365 * 86_400
         try guardian.checkAndRecord(messageID: id(1), issuedAt: t0, expiresAt: t0 + 3_600, now: t0)
@@ -186,6 +193,7 @@ struct ReplayJournalTests {
     @Test("a device clock past what the state can hold is invalidArgument, and nothing is written")
     func clockPastStateRange() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let guardian = FileReplayGuard(directory: directory)
         let limit = (UInt64(1) << 53) - 600 - 2_419_200
         #expect(errorCode { try guardian.checkAndRecord(messageID: id(1), issuedAt: limit, expiresAt: limit + 60,
@@ -198,6 +206,7 @@ struct ReplayJournalTests {
     @Test("key ring writers refuse a time at or past 2^53 (a reader would refuse the ring)")
     func keyRingWriterRefusesHugeTimes() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let manager = DeviceKeyManager(directory: directory)
         #expect(errorCode { try manager.create(now: 1 << 53) } == .invalidArgument)
         #expect(errorCode { try manager.createIfNeeded(now: .max) } == .invalidArgument)
@@ -211,6 +220,7 @@ struct ReplayJournalTests {
     @Test("a full state writes a 64-byte record per id and a snapshot per 1,024: under 4 KiB per id amortised")
     func bytesWrittenPerID() throws {
         let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let file = directory.appendingPathComponent(FileReplayGuard.fileName)
         let capacity = FileReplayGuard.defaultCapacity
         let start: UInt64 = 1_800_000_000

@@ -14,12 +14,19 @@ import Darwin
 /// Regressions for the outside review of the key ring, replay guard and errors (issue 10). Each test names its item
 /// and goes through the same public paths as `sealed-push open --keyring` and `device …`.
 @Suite("Review regressions (issue 10)")
-struct ReviewRegressionTests {
+final class ReviewRegressionTests {
+    /// This test's directories (its devices' key rings and journals), removed when the test ends.
+    let scratch: URL
+
+    init() throws { scratch = try makeTemporaryDirectory() }
+    deinit { removeTemporaryDirectory(scratch) }
+
     let sealer = TestSealer()
 
     /// A key ring directory with one key, a receiver on it (read-only store, file replay guard) and a clock.
     func deviceDirectory(now: UInt64) throws -> (URL, DeviceRegistration, ManualClock, SealedPushReceiver) {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("keys")
+        let directoryParent = try makeDirectory(in: scratch)
+        let directory = directoryParent.appendingPathComponent("keys")
         let registration = try DeviceKeyManager(directory: directory).create(now: now)
         let clock = ManualClock(now)
         let receiver = try SealedPushReceiver(
@@ -86,7 +93,9 @@ struct ReviewRegressionTests {
 
     @Test("item 4: rotating a ring just under 1 MiB keeps it readable; prune works; oversize is keyStoreCorrupt")
     func item4WriterNeverBricksTheReader() throws {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("keys")
+        let directoryParent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directoryParent) }
+        let directory = directoryParent.appendingPathComponent("keys")
         // Retired keys until the file is just under the limit (every retired entry has the same length here).
         let current = DeviceKeyRing.generate(now: 1_000).current
         func retired() throws -> DeviceKeyRing.Key {
@@ -199,6 +208,7 @@ struct ReviewRegressionTests {
     @Test("item 8: a symlinked key ring directory is refused and its target is not chmodded")
     func item8SymlinkedDirectory() throws {
         let parent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(parent) }
         let target = parent.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
         #expect(chmod(target.path, 0o755) == 0)
@@ -222,7 +232,9 @@ struct ReviewRegressionTests {
     func item8SymlinkedFiles(name: String) throws {
         let now: UInt64 = 1_800_000_000
         let (directory, registration, _, receiver) = try deviceDirectory(now: now)
-        let outside = try makeTemporaryDirectory().appendingPathComponent("outside-\(name)")
+        let outsideParent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(outsideParent) }
+        let outside = outsideParent.appendingPathComponent("outside-\(name)")
         let path = directory.appendingPathComponent(name)
         unlink(path.path)
         try FileManager.default.createSymbolicLink(at: path, withDestinationURL: outside)

@@ -7,7 +7,8 @@ import Testing
 /// Content over the APNs budget (issue 11 point 3): the libsodium `OverflowSealer` stores the full content as a blob
 /// and seals a preview with `content-ref`; the swift-crypto side opens the envelope and, reading the stored blob,
 /// gets the full content back.
-@Suite struct OverflowConformanceTests {
+@Suite final class OverflowConformanceTests {
+    let directory: URL
     let sealer: Sealer
     let deviceKey = DeviceKeyRing.generate(now: 1)
     let store: FileSystemBlobStore
@@ -16,10 +17,12 @@ import Testing
     init() throws {
         let identity = try ServerIdentity.generate()
         sealer = try Sealer(identity: identity, topic: "com.example.overflow")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("overflow-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("overflow-\(UUID().uuidString)")
         store = try FileSystemBlobStore(directory: directory.path)
         overflow = try OverflowSealer(sealer: sealer, store: store, urlPrefix: "https://blobs.example.com/b/")
     }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func open(_ body: [UInt8]) throws -> NotificationContent {
         let opener = try EnvelopeOpener(

@@ -8,7 +8,11 @@ import Testing
 /// `Specs/control-v1.md` §4 across the module boundary: receipts sealed by the client (swift-crypto) open on the
 /// server (libsodium) to the same record, and everything the spec refuses is refused with its code.
 @Suite("Receipts: client seals, server opens (control-v1 §4)")
-struct ReceiptConformanceTests {
+final class ReceiptConformanceTests {
+    /// This test's device key rings, removed when the test ends.
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-\(UUID().uuidString)")
+    deinit { try? FileManager.default.removeItem(at: scratch) }
+
     let topic = "com.example.receipts"
     let now: UInt64 = 1_800_000_000
 
@@ -23,7 +27,8 @@ struct ReceiptConformanceTests {
 
     func fixture() throws -> Fixture {
         let identity = try ServerIdentity.generate()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let directory = scratch.appendingPathComponent(UUID().uuidString)
         let manager = DeviceKeyManager(directory: directory)
         let registration = try manager.create(now: now - 100)
         let devicePublic = try KeyText.decodePublicKey(registration.publicKey)

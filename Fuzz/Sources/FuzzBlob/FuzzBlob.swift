@@ -185,5 +185,9 @@ public func fuzzBlobMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutab
         text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
         return 2
     }
+    // libFuzzer ends a run with exit(): the scratch directory goes then (a crash leaves it, beside its reproducer).
+    atexit {
+        if let directory = Setup.shared?.directory { try? FileManager.default.removeItem(at: directory) }
+    }
     return Fuzz.run(argc, argv, fuzzBlob)
 }

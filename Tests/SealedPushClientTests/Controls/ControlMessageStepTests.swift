@@ -8,7 +8,13 @@ import Testing
 /// notifications (an in-memory center in place of `UNUserNotificationCenter`), show nothing of their own, and are
 /// never applied twice. Each message is sealed here by the test sealer as a backend would.
 @Suite("Control messages in the step (control-v1 §2)")
-struct ControlMessageStepTests {
+final class ControlMessageStepTests {
+    /// This test's directories (its devices' key rings and journals), removed when the test ends.
+    let scratch: URL
+
+    init() throws { scratch = try makeTemporaryDirectory() }
+    deinit { removeTemporaryDirectory(scratch) }
+
     let topic = "com.example.sealedpush"
     let quiet = Placeholder.text(body: "Updated")
     let fallback = Placeholder.localized(key: "FALLBACK")
@@ -25,7 +31,8 @@ struct ControlMessageStepTests {
     }
 
     func device() throws -> Device {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("keyring")
+        let directoryParent = try makeDirectory(in: scratch)
+        let directory = directoryParent.appendingPathComponent("keyring")
         let sealer = TestSealer(topic: topic)
         let clock = ManualClock(1_800_000_000)
         let registration = try DeviceKeyManager(directory: directory).create(now: clock.now)

@@ -61,7 +61,9 @@ struct ReceiptSenderTests {
 
     @Test("the queue keeps at most 256 receipts (the oldest go), 0600 each, and drops expired or foreign files")
     func queueBounds() throws {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("receipts")
+        let directoryParent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directoryParent) }
+        let directory = directoryParent.appendingPathComponent("receipts")
         let queue = ReceiptQueue(directory: directory)
         let now: UInt64 = 1_800_000_000
         let device = try device(now: now)
@@ -93,7 +95,9 @@ struct ReceiptSenderTests {
     func answers() async throws {
         let now: UInt64 = 1_800_000_000
         let device = try device(now: now)
-        let directory = try makeTemporaryDirectory().appendingPathComponent("receipts")
+        let directoryParent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directoryParent) }
+        let directory = directoryParent.appendingPathComponent("receipts")
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         let later = ScriptedTransport([.retryLater])
         let sender = ReceiptSender(

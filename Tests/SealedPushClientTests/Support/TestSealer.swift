@@ -108,3 +108,16 @@ func makeTemporaryDirectory(create: Bool = true) throws -> URL {
     }
     return base
 }
+
+/// A fresh, empty directory inside `parent` (a suite's scratch directory, removed with it).
+func makeDirectory(in parent: URL) throws -> URL {
+    let directory = parent.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+    return directory
+}
+
+/// Removes a directory from ``makeTemporaryDirectory(create:)`` and everything in it (a test's `defer`); one already
+/// gone is fine.
+func removeTemporaryDirectory(_ directory: URL) {
+    try? FileManager.default.removeItem(at: directory)
+}

@@ -20,7 +20,7 @@ struct GatewayDeliveryProcessTests {
         let setup = try await GatewayWithEmulator.start {
             $0.unregisteredDeviceTokens = [unregisteredToken: Date(timeIntervalSince1970: 1_700_000_000)]
         }
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         let gateway = try await GatewayProcess.start(
             config: setup.configPath, environment: setup.environment,
             logPath: setup.directory.appendingPathComponent("serve.log").path)
@@ -93,7 +93,7 @@ struct GatewayDeliveryProcessTests {
     /// the gateway's blob server over HTTP and decrypts it to the original bytes.
     @Test func serveCarriesAttachmentsFromItsOwnBlobServer() async throws {
         let setup = try await GatewayWithEmulator.start()
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         let blobPort = try LoopbackListener.freePort()
         var environment = setup.environment
         environment["SEALEDPUSH_GATEWAY_BLOB_DIR"] = "blobs"
@@ -136,7 +136,7 @@ struct GatewayDeliveryProcessTests {
     /// at once.
     @Test func secondProcessWithTheSameNodeIDRefusesToStart() async throws {
         let setup = try await GatewayWithEmulator.start()
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         let first = try await GatewayProcess.start(
             config: setup.configPath, environment: setup.environment,
             logPath: setup.directory.appendingPathComponent("first.log").path)
@@ -169,7 +169,7 @@ struct GatewayDeliveryProcessTests {
             // queue no longer waits for a poll and could otherwise be empty at that instant.
             $0.faults = EmulatorFaultPlan(random: [.init(.slow(milliseconds: 300), probability: 0.2)], seed: 17)
         }
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         // Short deadlines so the killed node's leases expire within the test: 5 s per APNs send, 15 s leases.
         try setup.setDelivery([
             "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15,

@@ -27,7 +27,7 @@ struct TwoPlatformKillTests {
         let perPlatform = 20
         let maxConcurrentSends = 64
         let (setup, fcm, environment) = try await Self.startBothEmulators(fcmFaults: .none)
-        defer { Task { await setup.stop(); await fcm.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop(); await fcm.stop() } }
         try setup.setDelivery([
             "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15,
             "maxConcurrentSends": maxConcurrentSends,
@@ -149,7 +149,7 @@ struct TwoPlatformKillTests {
             .init(.connectionReset, probability: 0.01),
         ])
         let (setup, fcm, environment) = try await Self.startBothEmulators(fcmFaults: faults)
-        defer { Task { await setup.stop(); await fcm.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop(); await fcm.stop() } }
         try setup.setDelivery([
             "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15, "maxConcurrentSends": 32,
         ])
@@ -255,6 +255,7 @@ struct TwoPlatformKillTests {
                 throw error
             }
         } catch {
+            setup.removeFiles()
             await setup.stop()
             throw error
         }

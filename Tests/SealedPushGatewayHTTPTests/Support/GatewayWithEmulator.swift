@@ -96,8 +96,14 @@ struct GatewayWithEmulator {
         return try opener.open(body: body, now: UInt64(Date().timeIntervalSince1970)).content
     }
 
+    /// Stops the emulator (a test's `defer` starts this in a task, which a test process that is exiting never runs:
+    /// the files go with ``removeFiles()``, called at once beside it).
     func stop() async {
         await emulator.stop()
+    }
+
+    /// Removes every file of this setup: the gateway directory, the `.p8` key and the emulator's certificate.
+    func removeFiles() {
         try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
     }
 }

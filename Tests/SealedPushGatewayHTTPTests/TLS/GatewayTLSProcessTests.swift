@@ -66,7 +66,7 @@ struct GatewayTLSProcessTests {
 
     @Test func servesHTTPSAndReloadsOnSIGHUPWithoutDroppingConnections() async throws {
         let setup = try await GatewayWithEmulator.start()
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         let first = try CertificateFiles.write(to: setup.directory, name: "first")
         let second = try CertificateFiles.write(to: setup.directory, name: "second")
         let served = setup.directory.appendingPathComponent("tls")
@@ -125,7 +125,7 @@ struct GatewayTLSProcessTests {
 
     @Test func refusesUnusableCertificatesAtStart() async throws {
         let setup = try await GatewayWithEmulator.start()
-        defer { Task { await setup.stop() } }
+        defer { setup.removeFiles(); Task { await setup.stop() } }
         let first = try CertificateFiles.write(to: setup.directory, name: "first")
         let second = try CertificateFiles.write(to: setup.directory, name: "second")
         let cases: [(String, [String: String], String)] = [

@@ -7,7 +7,7 @@ import Testing
 
 /// `FileSystemBlobStore` on real files in a temporary directory.
 @Suite("FileSystemBlobStore")
-struct FileSystemBlobStoreTests {
+final class FileSystemBlobStoreTests {
     let root: URL
     let store: FileSystemBlobStore
 
@@ -16,6 +16,8 @@ struct FileSystemBlobStoreTests {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         store = try FileSystemBlobStore(directory: root.appendingPathComponent("blobs").path)
     }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
 
     func entries() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: store.directory).sorted() }
 
