@@ -6,7 +6,7 @@ import SealedPushGateway
 import SealedPushGatewayHTTP
 import SealedPushServer
 
-/// `sealed-push-gateway app`: the operator's view and changes of the apps in a gateway's database.
+/// `sealed-push-gateway app` (or `apps`): the operator's view and changes of the apps in a gateway's database.
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
@@ -14,7 +14,8 @@ struct AppCommand: AsyncParsableCommand {
         subcommands: [
             AppListCommand.self, AppShowCommand.self, AppAddCommand.self, AppRemoveCommand.self,
             AppSetAPNsCommand.self, AppSetFCMCommand.self,
-        ])
+        ],
+        aliases: ["apps"])
 }
 
 /// Opens the store a configuration file names, migrated, for one operator command.

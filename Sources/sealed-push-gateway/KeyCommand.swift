@@ -3,13 +3,14 @@ import Foundation
 import SealedPushCore
 import SealedPushGateway
 
-/// `sealed-push-gateway key`: the apps' API keys — create one (its secret shown once), list them (never a secret
+/// `sealed-push-gateway key` (or `keys`): the apps' API keys — create one (its secret shown once), list them (never a secret
 /// or a digest), revoke one. The change holds at once on every node sharing the database (keys are read per request).
 struct KeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "key",
         abstract: "Create, list or revoke an app's API keys.",
-        subcommands: [KeyCreateCommand.self, KeyListCommand.self, KeyRevokeCommand.self])
+        subcommands: [KeyCreateCommand.self, KeyListCommand.self, KeyRevokeCommand.self],
+        aliases: ["keys"])
 
     /// One key as `list` and `create --json` print it.
     struct Description: Encodable {

@@ -295,6 +295,14 @@ struct GatewayExecutableTests {
             #expect(!output.contains("SPSK1:"))
         }
 
+        // The plural spellings (issue 17 §11 names them `apps` and `keys`) are the same commands.
+        let plural = try Self.run(["apps", "list", "--config", config, "--json"])
+        #expect(plural.status == 0 && plural.stdout == list.stdout, "\(plural.stderr)")
+        let keys = try Self.run(["keys", "list", "--config", config, "--json"])
+        #expect(keys.status == 0, "\(keys.stderr)")
+        let listedKeys = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])
+        #expect(listedKeys.compactMap { $0["name"] as? String } == ["init"])
+
         let missing = try Self.run(["app", "show", "--config", config, "--app-id", "nope"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no app 'nope'"))
