@@ -218,12 +218,22 @@ let package = Package(
             ]
         ),
 
+        // MARK: Command-line support shared by the two executables: a mistyped command named as such
+        .target(
+            name: "SealedPushCommandLine",
+            dependencies: [
+                "SealedPushCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // MARK: Gateway executable (`sealed-push-gateway init|serve`), its own product so the CLI stays lean
         .executableTarget(
             name: "sealed-push-gateway",
             dependencies: [
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushBlobServer",  // overflow.listen: the gateway serves its own blob store
+                "SealedPushCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -262,6 +272,7 @@ let package = Package(
             dependencies: [
                 "SealedPushCore", "SealedPushServer", "SealedPushClient", "SealedPushAPNs", "SealedPushAPNsEmulator",
                 "SealedPushBlobServer", "SealedPushClientNIO", "SealedPushFCM", "SealedPushFCMEmulator",
+                "SealedPushCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

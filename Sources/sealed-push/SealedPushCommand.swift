@@ -1,4 +1,5 @@
 import ArgumentParser
+import SealedPushCommandLine
 
 @main
 struct SealedPushCommand: AsyncParsableCommand {
@@ -11,4 +12,11 @@ struct SealedPushCommand: AsyncParsableCommand {
             FCMEmulatorCommand.self, FCMSendCommand.self, ReceiptCommand.self, SealReceiptsCommand.self,
         ]
     )
+
+    /// Names a mistyped command word (and the nearest command) before ArgumentParser, which would report the first
+    /// option it cannot place instead; then runs the command line.
+    static func main() async {
+        UnknownCommandCheck.exitIfUnknown(root: Self.self)
+        await main(nil)
+    }
 }

@@ -54,6 +54,23 @@ import Testing
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+    /// A mistyped command word is named, with the nearest command and where it was (ArgumentParser alone reported
+    /// the first option it could not place: "Unknown option '--keyring'"); nothing is written.
+    @Test func mistypedCommandsAreNamed() throws {
+        let nested = try run(["device", "inti", "--keyring", "ring"])
+        #expect(nested.status == 64)
+        #expect(nested.stderr.contains("unknown command 'inti' for 'sealed-push device'; did you mean 'init'?"), "\(nested.stderr)")
+        #expect(nested.stderr.contains("See 'sealed-push device --help'"))
+        let top = try run(["sned", "--topic", "com.example.app"])
+        #expect(top.status == 64)
+        #expect(top.stderr.contains("unknown command 'sned' for 'sealed-push'; did you mean 'send'?"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        // Help, options and a leaf command's own words stay ArgumentParser's.
+        #expect(try run(["help", "device"]).status == 0)
+        #expect(try run(["device", "--help"]).status == 0)
+        #expect(try run(["keygen", "--out", "server.key"]).status == 0)
+    }
+
     @Test func keygenWritesA0600FileAndPrintsOnlyThePublicKey() throws {
         let result = try run(["keygen", "--out", "server.key"])
         #expect(result.status == 0)

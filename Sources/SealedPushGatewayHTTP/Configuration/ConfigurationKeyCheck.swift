@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushCore
 
 /// Refuses keys of `gateway.json` the gateway does not know, at any level, naming the key and the nearest known one.
 ///
@@ -47,7 +48,7 @@ enum ConfigurationKeyCheck {
         for key in object.keys.sorted() {
             let full = path.isEmpty ? key : path + "." + key
             guard known.contains(key) else {
-                let nearest = known.min { distance(key, $0) < distance(key, $1) } ?? ""
+                let nearest = NearestName.nearest(to: key, among: known) ?? ""
                 let prefix = shown.isEmpty ? "" : shown + "."
                 let full = shown.isEmpty ? key : shown + "." + key
                 throw GatewayConfigurationError(
@@ -56,24 +57,5 @@ enum ConfigurationKeyCheck {
             }
             if let child = object[key] as? [String: Any] { try check(child, path: full, file: file) }
         }
-    }
-
-    /// The Levenshtein distance between two keys, ignoring case.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased().utf8)
-        let b = Array(b.lowercased().utf8)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

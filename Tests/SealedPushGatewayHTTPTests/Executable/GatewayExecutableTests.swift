@@ -295,6 +295,17 @@ struct GatewayExecutableTests {
             #expect(!output.contains("SPSK1:"))
         }
 
+        // A mistyped command is named as such, with the nearest command (ArgumentParser alone reported the first
+        // option it could not place: "Unknown option '--config'").
+        let typo = try Self.run(["serv", "--config", config])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("unknown command 'serv' for 'sealed-push-gateway'; did you mean 'serve'?"), "\(typo.stderr)")
+        let nested = try Self.run(["identity", "rotat", "--config", config, "--app-id", "shop"])
+        #expect(nested.status == 64)
+        #expect(nested.stderr.contains("unknown command 'rotat' for 'sealed-push-gateway identity'; did you mean 'rotate'?"))
+        #expect(nested.stderr.contains("See 'sealed-push-gateway identity --help'"))
+        #expect(try Self.run(["identity", "list", "--config", config, "--app-id", "shop"]).status == 0)
+
         // The plural spellings (issue 17 §11 names them `apps` and `keys`) are the same commands.
         let plural = try Self.run(["apps", "list", "--config", config, "--json"])
         #expect(plural.status == 0 && plural.stdout == list.stdout, "\(plural.stderr)")
