@@ -22,25 +22,25 @@ struct APNsKeyReference {
     ///   - path: The `.p8` file (relative paths resolve against the working directory).
     ///   - keyID: Apple's 10-character key id.
     ///   - teamID: Apple's 10-character team id.
-    /// - Throws: ``ValidationError`` naming the option and what is wrong; never the key.
+    /// - Throws: ``OperatorError`` naming the option and what is wrong; never the key.
     init(path: String, keyID: String, teamID: String) throws {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var status = stat()
-        guard lstat(absolute, &status) == 0 else { throw ValidationError("--apns-key \(absolute) does not exist") }
+        guard lstat(absolute, &status) == 0 else { throw OperatorError("--apns-key \(absolute) does not exist") }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw ValidationError("--apns-key \(absolute) must be a regular file, not a link or a directory")
+            throw OperatorError("--apns-key \(absolute) must be a regular file, not a link or a directory")
         }
         guard status.st_mode & 0o077 == 0 else {
-            throw ValidationError(
+            throw OperatorError(
                 "--apns-key \(absolute) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): "
                     + "chmod 600 it")
         }
         do { _ = try APNsSigningKey(contentsOfFile: absolute) } catch let error as SealedPushError {
-            throw ValidationError("--apns-key \(absolute): \(error.message)")
+            throw OperatorError("--apns-key \(absolute): \(error.message)")
         }
         for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {
             guard value.utf8.count == 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
-            else { throw ValidationError("\(name) must be Apple's 10 characters of A-Z 0-9 (got '\(value)')") }
+            else { throw OperatorError("\(name) must be Apple's 10 characters of A-Z 0-9 (got '\(value)')") }
         }
         self.path = absolute
         self.keyID = keyID

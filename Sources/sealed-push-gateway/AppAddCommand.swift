@@ -52,14 +52,14 @@ struct AppAddCommand: AsyncParsableCommand {
         let key = APIKey.generate()
         let (app, createdIdentity) = try await OperatorStore.with(config: config) { store in
             if try await store.app(id: appID) != nil {
-                throw ValidationError("app '\(appID)' exists (see `sealed-push-gateway app show --app-id \(appID)`)")
+                throw OperatorError("app '\(appID)' exists (see `sealed-push-gateway app show --app-id \(appID)`)")
             }
             var identityPath: String
             var created = false
             if let identity {
                 identityPath = URL(fileURLWithPath: identity).standardizedFileURL.path
                 do { _ = try ServerIdentity(contentsOfFile: identityPath) } catch let error as SealedPushError {
-                    throw ValidationError("--identity: \(error.message)")
+                    throw OperatorError("--identity: \(error.message)")
                 }
             } else {
                 // A fresh identity beside the configuration, never over an existing file.

@@ -25,7 +25,7 @@ enum OperatorStore {
         do {
             configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)
         } catch let error as GatewayConfigurationError {
-            throw ValidationError(error.message)
+            throw OperatorError(error.message)
         }
         let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         _ = try await store.migrate()
@@ -45,10 +45,10 @@ enum OperatorStore {
         }
     }
 
-    /// The app with this id, or a ``ValidationError`` that says how to list the apps.
+    /// The app with this id, or an ``OperatorError`` that says how to list the apps.
     static func app(_ appID: String, in store: any GatewayStore) async throws -> GatewayApp {
         guard let app = try await store.app(id: appID) else {
-            throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+            throw OperatorError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
         }
         return app
     }
@@ -105,7 +105,7 @@ struct AppShowCommand: AsyncParsableCommand {
             throw error
         }
         try await store.close()
-        guard let app else { throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)") }
+        guard let app else { throw OperatorError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)") }
         let description = AppDescription(app)
         if json {
             print(try AppDescription.json(description))
@@ -155,13 +155,13 @@ struct AppSetFCMCommand: AsyncParsableCommand {
         let path = URL(fileURLWithPath: serviceAccount).standardizedFileURL.path
         let account: FCMServiceAccount
         do { account = try FCMServiceAccount(contentsOfFile: path) } catch let error as SealedPushError {
-            throw ValidationError("--service-account: \(error.message)")
+            throw OperatorError("--service-account: \(error.message)")
         }
         let projectID = project ?? account.projectID
         let store = try await OperatorStore.open(config: config)
         do {
             guard var app = try await store.app(id: appID) else {
-                throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+                throw OperatorError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
             }
             app.fcm = FCMAppCredentials(projectID: projectID, serviceAccountPath: path, applicationID: androidAppID)
             try await store.putApp(app, now: Date())

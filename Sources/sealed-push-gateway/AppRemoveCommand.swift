@@ -27,11 +27,11 @@ struct AppRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard yes else {
-            throw ValidationError(
+            throw OperatorError(
                 "removing app '\(appID)' deletes its API keys, devices, notifications and queued jobs: run again with --yes")
         }
         guard let removal = try await OperatorStore.with(config: config, { try await $0.removeApp(id: appID) }) else {
-            throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+            throw OperatorError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
         }
         if json {
             struct Removed: Encodable {

@@ -34,7 +34,7 @@ struct AppSetAPNsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let reference = try APNsKeyReference(path: apnsKey, keyID: keyID, teamID: teamID)
-        if let topic, topic.isEmpty || topic.utf8.count > 255 { throw ValidationError("--topic must be 1-255 bytes") }
+        if let topic, topic.isEmpty || topic.utf8.count > 255 { throw OperatorError("--topic must be 1-255 bytes") }
         let app = try await OperatorStore.with(config: config) { store in
             var app = try await OperatorStore.app(appID, in: store)
             app.apnsKeyPath = reference.path

@@ -14,23 +14,23 @@ import ServiceLifecycle
 /// closes.
 enum GatewayExtraServices {
     /// The delivery configuration, checked (files included) before anything starts.
-    /// - Throws: `ValidationError` naming the setting or file.
+    /// - Throws: ``OperatorError`` naming the setting or file.
     static func deliveryConfiguration(_ configuration: GatewayConfiguration) throws -> DeliveryConfiguration? {
         do {
             return try configuration.deliveryConfiguration()
         } catch let error as GatewayConfigurationError {
-            throw ValidationError(error.message)
+            throw OperatorError(error.message)
         }
     }
 
     /// The webhook of a node that does not deliver (receipts are forwarded from there too), checked before anything
     /// starts.
-    /// - Throws: `ValidationError` naming the setting or file.
+    /// - Throws: ``OperatorError`` naming the setting or file.
     static func receiptWebhookConfiguration(_ configuration: GatewayConfiguration) throws -> UnregisteredWebhookConfiguration? {
         do {
             return try configuration.receiptWebhookConfiguration()
         } catch let error as GatewayConfigurationError {
-            throw ValidationError(error.message)
+            throw OperatorError(error.message)
         }
     }
 

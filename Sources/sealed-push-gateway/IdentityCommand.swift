@@ -106,13 +106,13 @@ struct IdentityRotateCommand: AsyncParsableCommand {
         if let identity {
             let path = URL(fileURLWithPath: identity).standardizedFileURL.path
             do { prepared = (path, try ServerIdentity(contentsOfFile: path).keyID) } catch let error as SealedPushError {
-                throw ValidationError("--identity: \(error.message)")
+                throw OperatorError("--identity: \(error.message)")
             }
         }
         let (app, path) = try await OperatorStore.with(config: config) { store in
             var app = try await OperatorStore.app(appID, in: store)
             guard app.previousIdentityPaths.count + 1 < IdentityCommand.maximumIdentities else {
-                throw ValidationError(
+                throw OperatorError(
                     "app '\(appID)' has \(IdentityCommand.maximumIdentities) identities: retire one first "
                         + "(`sealed-push-gateway identity retire`)")
             }
@@ -120,7 +120,7 @@ struct IdentityRotateCommand: AsyncParsableCommand {
             if let prepared {
                 for existing in [app.serverIdentityPath] + app.previousIdentityPaths
                 where (try? ServerIdentity(contentsOfFile: existing))?.keyID == prepared.keyID {
-                    throw ValidationError("\(prepared.keyID.hex) is already one of app '\(appID)''s identities (\(existing))")
+                    throw OperatorError("\(prepared.keyID.hex) is already one of app '\(appID)''s identities (\(existing))")
                 }
                 path = prepared.path
             } else {
@@ -173,20 +173,20 @@ struct IdentityRetireCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard appsPinNew else {
-            throw ValidationError(
+            throw OperatorError(
                 "retire only once the apps in use pin the new key: confirm with --apps-pin-new (receipts sealed to "
                     + "\(keyID) are refused afterwards)")
         }
         let retired = try await OperatorStore.with(config: config) { store in
             var app = try await OperatorStore.app(appID, in: store)
             if (try? ServerIdentity(contentsOfFile: app.serverIdentityPath))?.keyID.hex == keyID {
-                throw ValidationError(
+                throw OperatorError(
                     "\(keyID) is app '\(appID)''s sealing identity: rotate first (`sealed-push-gateway identity rotate`)")
             }
             guard let index = app.previousIdentityPaths.firstIndex(where: {
                 (try? ServerIdentity(contentsOfFile: $0))?.keyID.hex == keyID
             }) else {
-                throw ValidationError(
+                throw OperatorError(
                     "app '\(appID)' has no previous identity \(keyID) (see `sealed-push-gateway identity list`)")
             }
             let path = app.previousIdentityPaths.remove(at: index)

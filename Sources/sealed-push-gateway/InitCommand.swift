@@ -45,14 +45,14 @@ struct InitCommand: AsyncParsableCommand {
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let configPath = directory + "/gateway.json"
         guard !FileManager.default.fileExists(atPath: configPath) else {
-            throw ValidationError("\(configPath) exists; init writes a new gateway only")
+            throw OperatorError("\(configPath) exists; init writes a new gateway only")
         }
         var apnsKeyPath = ""
         if let apnsKey {
             apnsKeyPath = URL(fileURLWithPath: apnsKey).standardizedFileURL.path
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: apnsKeyPath, isDirectory: &isDirectory), !isDirectory.boolValue
-            else { throw ValidationError("--apns-key \(apnsKeyPath) is not a file") }
+            else { throw OperatorError("--apns-key \(apnsKeyPath) is not a file") }
         }
 
         var configuration = GatewayConfiguration(listen: listen, database: database)

@@ -81,7 +81,7 @@ struct KeyCreateCommand: AsyncParsableCommand {
             expiresAt: expiresInDays.map { now.addingTimeInterval(TimeInterval($0) * 86_400) })
         do {
             guard try await store.app(id: appID) != nil else {
-                throw ValidationError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
+                throw OperatorError("no app '\(appID)' in this gateway (see `sealed-push-gateway app list`)")
             }
             try await store.addAPIKey(stored)
         } catch {
@@ -150,7 +150,7 @@ struct KeyRevokeCommand: AsyncParsableCommand {
             throw error
         }
         try await store.close()
-        guard removed else { throw ValidationError("no API key '\(id)' in this gateway (see `sealed-push-gateway key list`)") }
+        guard removed else { throw OperatorError("no API key '\(id)' in this gateway (see `sealed-push-gateway key list`)") }
         print("revoked: \(id)")
     }
 }

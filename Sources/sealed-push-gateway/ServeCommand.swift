@@ -35,7 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)
         } catch let error as GatewayConfigurationError {
-            throw ValidationError(error.message)
+            throw OperatorError(error.message)
         }
         let delivery = try GatewayExtraServices.deliveryConfiguration(configuration)
         let receiptHook = try GatewayExtraServices.receiptWebhookConfiguration(configuration)

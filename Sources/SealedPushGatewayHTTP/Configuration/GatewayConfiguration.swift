@@ -171,7 +171,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw GatewayConfigurationError("cannot read the configuration file \(path)")
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable (check its permissions)" : "no such file"
+            throw GatewayConfigurationError("cannot read the configuration file \(path): \(reason)")
         }
         // A misspelled key would otherwise leave its setting at the default without a word.
         try ConfigurationKeyCheck.check(data, file: path)
@@ -302,9 +303,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// Parses `host:port` (an IPv6 host in brackets).
     static func hostAndPort(_ text: String, setting: String) throws -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65_535).contains(port), colon > text.startIndex
-        else { throw GatewayConfigurationError("\(setting) must be host:port, for example 127.0.0.1:8080") }
+        guard let colon = text.lastIndex(of: ":"), colon > text.startIndex,
+            let port = Int(text[text.index(after: colon)...])
+        else { throw GatewayConfigurationError("\(setting) must be host:port, for example 127.0.0.1:8080 (got \"\(text)\")") }
+        guard (0...65_535).contains(port) else {
+            throw GatewayConfigurationError("\(setting): port \(port) is out of range (0-65535; 0 picks a free port)")
+        }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host, port)

@@ -69,11 +69,20 @@ struct GatewayConfigurationTests {
             }
         }
         #expect(message(["SEALEDPUSH_GATEWAY_LISTEN": "8080"])?.contains("listen") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:99999"])?.contains("port 99999 is out of range") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:http"])?.contains("(got \"127.0.0.1:http\")") == true)
         #expect(message(["SEALEDPUSH_GATEWAY_MAX_BODY_BYTES": "-1"])?.contains("SEALEDPUSH_GATEWAY_MAX_BODY_BYTES") == true)
         #expect(message(["SEALEDPUSH_GATEWAY_DATABASE": "mysql://x"])?.contains("database") == true)
         #expect(message(["SEALEDPUSH_GATEWAY_LOG_LEVEL": "loud"])?.contains("logLevel") == true)
         #expect(message(["SEALEDPUSH_GATEWAY_BLOB_DIR": "/b"])?.contains("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX") == true)
         #expect(message([:]) == nil)
+        // A file that is not there is named as such.
+        do {
+            _ = try GatewayConfiguration.load(path: directory.appendingPathComponent("none.json").path, environment: [:])
+            Issue.record("a missing configuration file was loaded")
+        } catch let error as GatewayConfigurationError {
+            #expect(error.message.hasSuffix("none.json: no such file"), "\(error.message)")
+        }
         let missing = try write(#"{"listen":"127.0.0.1:1"}"#)
         #expect(throws: GatewayConfigurationError.self) { try GatewayConfiguration.load(path: missing, environment: [:]) }
     }
