@@ -76,7 +76,8 @@ struct DeviceRequest {
     /// depends on `platform`, a rule the contract's schema states in prose), not a malformed request.
     private static func required(_ fields: JSONFields, _ name: String, platform: PushPlatform) throws -> String {
         guard let value = try fields.string(name) else {
-            throw GatewayAPIError.invalid("\(name) is required for a \(platform.rawValue) device", field: name)
+            let device = platform == .apns ? "an APNs" : "an FCM"
+            throw GatewayAPIError.invalid("\(name) is required for \(device) device", field: name)
         }
         return value
     }

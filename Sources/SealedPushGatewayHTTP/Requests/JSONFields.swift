@@ -36,12 +36,21 @@ struct JSONFields {
     /// The path of a member of this object.
     func path(of name: String) -> String { path.isEmpty ? name : path + "." + name }
 
-    /// Refuses members not in `known` (`additionalProperties: false`).
+    /// Refuses members not in `known` (`additionalProperties: false`), naming the nearest known member when it is
+    /// a likely misspelling (`contnet`: did you mean `content`?) and every member known here.
     func rejectUnknown(_ known: Set<String>) throws {
         for (name, _) in members where !known.contains(name) {
             // The name is the request's own key: safe to name (it is not content), but bounded.
             let shown = name.count <= 64 ? name : String(name.prefix(64)) + "…"
-            throw GatewayAPIError.malformed("unknown member \"\(shown)\"", field: path(of: shown))
+            let names = known.sorted()
+            var message = "unknown member \"\(path(of: shown))\""
+            if let nearest = NearestName.nearest(to: name, among: names),
+                NearestName.distance(name, nearest) <= max(2, nearest.count / 3)
+            {
+                message += "; did you mean \"\(path(of: nearest))\"?"
+            }
+            message += " (known here: \(names.joined(separator: ", ")))"
+            throw GatewayAPIError.malformed(message, field: path(of: shown))
         }
     }
 

@@ -81,6 +81,10 @@ struct RequestValidationTests {
             let token = try await put(GatewayTestServer.deviceBody(good, token: "abc"))
             #expect(token.status == 422)
             #expect(token.json["field"] as? String == "apnsToken")
+            var tokenless = GatewayTestServer.deviceBody(good)
+            tokenless["apnsToken"] = nil
+            let noToken = try await put(tokenless)
+            #expect(noToken.json["message"] as? String == "apnsToken is required for an APNs device")
 
             var environment = GatewayTestServer.deviceBody(good)
             environment["environment"] = "staging"
@@ -91,6 +95,20 @@ struct RequestValidationTests {
             let extra = try await put(unknown)
             #expect(extra.status == 400)
             #expect(extra.json["code"] as? String == "malformedRequest")
+            // Nothing near "extra": no guess, but every member known there.
+            #expect(extra.json["message"] as? String
+                == "unknown member \"extra\" (known here: apnsToken, environment, fcmToken, platform, registration, userId)")
+            // A misspelling is matched to the member meant, with its path.
+            var misspelled = GatewayTestServer.deviceBody(good)
+            var inner = misspelled["registration"] as! [String: Any]
+            inner["publickey"] = inner.removeValue(forKey: "publicKey")
+            misspelled["registration"] = inner
+            let nested = try await put(misspelled)
+            #expect(nested.status == 400)
+            #expect(nested.json["field"] as? String == "registration.publickey")
+            #expect((nested.json["message"] as? String)?.hasPrefix(
+                "unknown member \"registration.publickey\"; did you mean \"registration.publicKey\"? (known here: ") == true,
+                "\(nested.text)")
 
             let notJSON = try await server.client.send(
                 "PUT", "/v1/apps/app1/devices/d", key: key, body: Data("{nope".utf8))
@@ -126,6 +144,12 @@ struct RequestValidationTests {
             #expect(unknown.status == 422)
             #expect(unknown.json["code"] as? String == "unknownDevice")
             #expect(unknown.json["field"] as? String == "devices[1]")
+
+            let typo = try await send(["devices": ["d"], "contnet": ["body": "x"]])
+            #expect(typo.status == 400)
+            #expect(typo.json["message"] as? String
+                == "unknown member \"contnet\"; did you mean \"content\"? (known here: attachments, collapseId, content, devices, placeholder, priority, ttl, users)",
+                "\(typo.text)")
 
             let repeated = try await send(["devices": ["d", "d"], "content": ["body": "x"]])
             #expect(repeated.json["field"] as? String == "devices[1]")
