@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the gateway until SIGTERM or SIGINT (graceful: stop accepting, finish requests and APNs sends in flight, close the store).",
         discussion: """
-            Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
+            Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_METRICS_LISTEN (host:port \
+            where /metrics is served instead of on the API), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
             postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_BLOB_DIR \
             with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (the blob store: content by reference, attachments), \
             SEALEDPUSH_GATEWAY_BLOB_LISTEN (host:port where serve serves it); delivery: SEALEDPUSH_GATEWAY_DELIVERY \
@@ -89,6 +90,15 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
         if let tls { extra.append(TLSReloadService(tls: tls, logger: logger)) }
+        if let (host, port) = try configuration.metricsListenAddress() {
+            extra.append(
+                GatewayMetricsServer(
+                    host: host, port: port, store: store, metrics: metrics,
+                    onListening: { port in
+                        logger.info("metrics listening", metadata: ["port": "\(port)"])
+                        FileHandle.standardOutput.write(Data("metrics listening on port \(port)\n".utf8))
+                    }))
+        }
         // Delivery takes its node id before anything listens: a second live process with the same node id stops here.
         for case let delivery as DeliveryService in extra { try await delivery.start() }
         let group = GatewayServiceGroup.make(store: store, http: http, extraServices: extra, logger: logger)

@@ -22,6 +22,7 @@ import SealedPushServer
 ///
 /// Environment overrides (each replaces the file's value when set and not empty):
 /// - `SEALEDPUSH_GATEWAY_LISTEN`: `host:port` to listen on.
+/// - `SEALEDPUSH_GATEWAY_METRICS_LISTEN`: `host:port` to serve `/metrics` on instead of the API's listener.
 /// - `SEALEDPUSH_GATEWAY_DATABASE`: `sqlite:PATH` or `postgres://user[:password]@host[:port]/database`.
 /// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
 /// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
@@ -122,6 +123,9 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var rateLimits: RateLimits?
     /// HTTPS for the API (``GatewayTLSSettings``); nil: plain HTTP, on loopback only unless ``allowPlainHTTP``.
     public var tls: GatewayTLSSettings?
+    /// `host:port` where `serve` serves `/metrics` (plain HTTP, for Prometheus on a network only monitoring reaches),
+    /// the API's listener then answering it `404`; nil: the API serves `/metrics` to anyone who can reach it.
+    public var metricsListen: String?
 
     /// Creates a configuration.
     public init(
@@ -139,7 +143,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls, metricsListen
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -158,6 +162,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         allowPlainHTTP = try container.decodeIfPresent(Bool.self, forKey: .allowPlainHTTP) ?? false
         rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
         tls = try container.decodeIfPresent(GatewayTLSSettings.self, forKey: .tls)
+        metricsListen = try container.decodeIfPresent(String.self, forKey: .metricsListen)
     }
 
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
@@ -185,6 +190,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         }
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         if let listen = value("SEALEDPUSH_GATEWAY_LISTEN") { configuration.listen = listen }
+        if let listen = value("SEALEDPUSH_GATEWAY_METRICS_LISTEN") { configuration.metricsListen = listen }
         if let database = value("SEALEDPUSH_GATEWAY_DATABASE") { configuration.database = database }
         if let text = value("SEALEDPUSH_GATEWAY_MAX_BODY_BYTES") {
             guard let bytes = Int(text), bytes > 0 else {
@@ -250,6 +256,9 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
                 "delivery.webhook.url must be https:// (events and their signatures would cross the network in clear), "
                     + "or set \"allowPlainHTTP\": true")
         }
+        if let address = try metricsListenAddress(), address == (try listenAddress()), address.port != 0 {
+            throw GatewayConfigurationError("metricsListen must differ from listen (\(listen)): it moves /metrics off the API")
+        }
         guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
         try rateLimits?.validate()
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -301,6 +310,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         try Self.hostAndPort(listen, setting: "listen")
     }
 
+    /// The metrics listener's host and port, or nil when the API serves `/metrics`.
+    public func metricsListenAddress() throws -> (host: String, port: Int)? {
+        guard let metricsListen else { return nil }
+        return try Self.hostAndPort(metricsListen, setting: "metricsListen")
+    }
+
     /// Parses `host:port` (an IPv6 host in brackets).
     static func hostAndPort(_ text: String, setting: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), colon > text.startIndex,
@@ -318,7 +333,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public func httpConfiguration() throws -> GatewayHTTPConfiguration {
         let (host, port) = try listenAddress()
         return GatewayHTTPConfiguration(
-            host: host, port: port, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits ?? RateLimits())
+            host: host, port: port, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits ?? RateLimits(),
+            metricsOnAPI: metricsListen == nil)
     }
 
     /// The overflow sealer's settings, with its blob store opened.

@@ -17,6 +17,9 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     public var idleTimeout: Duration
     /// Per-app limits on sends and the devices they reach (none by default).
     public var rateLimits: RateLimits
+    /// Whether the API answers `/metrics` (false when ``GatewayMetricsServer`` serves it on an address of its own:
+    /// the API then answers `404`).
+    public var metricsOnAPI: Bool
 
     /// Creates a configuration.
     /// - Parameters:
@@ -27,12 +30,14 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     ///   - healthDeadline: The deadline of the readiness ping.
     ///   - idleTimeout: How long an idle connection stays open.
     ///   - rateLimits: Per-app send limits.
+    ///   - metricsOnAPI: Whether the API answers `/metrics`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = GatewayHTTPConfiguration.defaultMaxBodyBytes,
         storeDeadline: Duration = .seconds(10), healthDeadline: Duration = .seconds(2), idleTimeout: Duration = .seconds(30),
-        rateLimits: RateLimits = RateLimits()
+        rateLimits: RateLimits = RateLimits(), metricsOnAPI: Bool = true
     ) {
         self.rateLimits = rateLimits
+        self.metricsOnAPI = metricsOnAPI
         self.host = host
         self.port = port
         self.maxBodyBytes = maxBodyBytes

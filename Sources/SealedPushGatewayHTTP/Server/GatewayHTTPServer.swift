@@ -134,7 +134,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/v1/apps/:appId/badge", .post, { r, c in await self.answer { try await self.setBadge(r, c) } }),
             ("/v1/apps/:appId/receipts", .post, { r, c in await self.answer { try await self.takeReceipt(r, c) } }),
             ("/healthz", .get, { _, _ in await self.health() }),
-            ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),
+            ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),  // 404 with metricsListen
         ]
         let router = Router(context: BasicRequestContext.self)
         var allowed: [(path: String, allowed: [HTTPRequest.Method])] = []
@@ -283,13 +283,11 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     }
 
     private func renderMetrics() async throws -> Response {
-        // The gauge is refreshed from the store on each scrape; a store that does not answer leaves it as it was.
-        if let depth = try? await calls.run("queueDepth", { try await $0.queueDepth() }) {
-            metrics.queueDepth.record(depth.total)
+        guard configuration.metricsOnAPI else {
+            throw GatewayAPIError.notFound(
+                "this gateway serves /metrics on its metrics listener (metricsListen), not on the API")
         }
-        return Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        return await MetricsEndpoint(calls: calls, metrics: metrics).response()
     }
 
     /// The digest kept with an `Idempotency-Key`: SHA-256 of the body's canonical JSON (`Specs/envelope-v1.md`

@@ -21,7 +21,7 @@ struct GatewayConfigurationTests {
     @Test func fileValuesWithRelativePathsResolved() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try write(
-            #"{"database":"sqlite:db/gw.sqlite","listen":"0.0.0.0:9000","allowPlainHTTP":true,"maxBodyBytes":1000,"overflow":{"blobDirectory":"blobs","urlPrefix":"https://b.example/"}}"#)
+            #"{"database":"sqlite:db/gw.sqlite","listen":"0.0.0.0:9000","allowPlainHTTP":true,"maxBodyBytes":1000,"overflow":{"blobDirectory":"blobs","urlPrefix":"https://b.example/"},"metricsListen":"127.0.0.1:9464"}"#)
         let configuration = try GatewayConfiguration.load(path: path, environment: [:])
         #expect(configuration.database == "sqlite:" + directory.path + "/db/gw.sqlite")
         #expect(configuration.overflow?.blobDirectory == directory.path + "/blobs")
@@ -30,6 +30,7 @@ struct GatewayConfigurationTests {
         #expect(http.port == 9000)
         #expect(http.maxBodyBytes == 1000)
         #expect(configuration.logLevel == "info")
+        #expect(configuration.metricsListen == "127.0.0.1:9464" && !http.metricsOnAPI)
     }
 
     @Test func environmentOverridesTheFile() throws {
@@ -76,6 +77,12 @@ struct GatewayConfigurationTests {
         #expect(message(["SEALEDPUSH_GATEWAY_LOG_LEVEL": "loud"])?.contains("logLevel") == true)
         #expect(message(["SEALEDPUSH_GATEWAY_BLOB_DIR": "/b"])?.contains("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX") == true)
         #expect(message([:]) == nil)
+        #expect(message(["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "9464"])?.contains("metricsListen") == true)
+        #expect(message(["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "127.0.0.1:8080"])?.contains("metricsListen must differ from listen") == true)
+        let moved = try GatewayConfiguration.load(path: path, environment: ["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "10.0.0.5:9464"])
+        #expect(try moved.metricsListenAddress()! == ("10.0.0.5", 9464))
+        #expect(try moved.httpConfiguration().metricsOnAPI == false)
+        #expect(try GatewayConfiguration.load(path: path, environment: [:]).httpConfiguration().metricsOnAPI)
         // A file that is not there is named as such.
         do {
             _ = try GatewayConfiguration.load(path: directory.appendingPathComponent("none.json").path, environment: [:])

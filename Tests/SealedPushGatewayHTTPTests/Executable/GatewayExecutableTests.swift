@@ -319,6 +319,65 @@ struct GatewayExecutableTests {
         #expect(missing.stderr.contains("no app 'nope'"))
     }
 
+    /// `metricsListen` serves `/metrics` on an address of its own and takes it off the API, which anyone with a route
+    /// to the gateway can reach (its counters name apps).
+    @Test func metricsListenMovesMetricsOffTheAPI() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-metrics-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try Self.initialize(directory)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--config", directory.appendingPathComponent("gateway.json").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SEALEDPUSH_GATEWAY_LISTEN"] = "127.0.0.1:0"
+        environment["SEALEDPUSH_GATEWAY_METRICS_LISTEN"] = "127.0.0.1:0"
+        environment["SEALEDPUSH_GATEWAY_DELIVERY"] = "off"
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Both ports, from their lines.
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(60)
+        var api: Int?
+        var scrape: Int?
+        func port(after prefix: String, in text: String) -> Int? {
+            text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).flatMap { Int($0.dropFirst(prefix.count)) }
+        }
+        while api == nil || scrape == nil, Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            api = port(after: "listening on port ", in: text)
+            scrape = port(after: "metrics listening on port ", in: text)
+        }
+        let client = HTTPTestClient(port: try #require(api))
+        let metricsClient = HTTPTestClient(port: try #require(scrape))
+        #expect(try await client.send("GET", "/v1/apps/shop/devices/x", key: key).status == 404)
+
+        let onAPI = try await client.send("GET", "/metrics")
+        #expect(onAPI.status == 404)
+        #expect(onAPI.json["code"] as? String == "notFound")
+        #expect((onAPI.json["message"] as? String)?.contains("metricsListen") == true)
+        #expect(!onAPI.text.contains("sealedpush_gateway_"))
+        let scraped = try await metricsClient.send("GET", "/metrics")
+        #expect(scraped.status == 200)
+        #expect(scraped.text.contains("sealedpush_gateway_accepted_total"))
+        // The metrics listener has nothing else: not the API, not the health check.
+        let elsewhere = try await metricsClient.send("GET", "/v1/apps/shop/devices/x", key: key)
+        #expect(elsewhere.status == 404 && elsewhere.json["code"] as? String == "notFound")
+        #expect(try await metricsClient.send("GET", "/healthz").status == 404)
+
+        kill(process.processIdentifier, SIGTERM)
+        let exited = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning && process.terminationStatus == 0)
+    }
+
     @Test func serveAnswersAndExitsZeroOnSIGTERM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

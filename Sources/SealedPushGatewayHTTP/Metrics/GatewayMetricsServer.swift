@@ -1,0 +1,73 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import SealedPushGateway
+import ServiceLifecycle
+
+/// `/metrics` on an address of its own (`metricsListen`), for Prometheus on a network only monitoring reaches:
+/// the API's listener then answers `/metrics` with `404`, so whoever can reach the API (every backend, or the
+/// internet behind TLS) no longer reads the gateway's counters, app ids among them. Plain HTTP; every other path is
+/// `404` with the contract's `Error` object.
+public struct GatewayMetricsServer: Service, CustomStringConvertible {
+    private let host: String
+    private let port: Int
+    private let endpoint: MetricsEndpoint
+    private let logger: Logger
+    private let onListening: @Sendable (Int) async -> Void
+
+    /// Creates the server.
+    /// - Parameters:
+    ///   - host: The address to listen on.
+    ///   - port: The port (0: any free port, reported to `onListening`).
+    ///   - store: The gateway's store (the queue depth gauge is read from it on each scrape).
+    ///   - metrics: The registry the API and the delivery worker record into.
+    ///   - logger: The server's logger.
+    ///   - onListening: Called with the bound port once the server listens.
+    public init(
+        host: String, port: Int, store: any GatewayStore, metrics: GatewayMetrics,
+        logger: Logger = Logger(label: "sealed-push.gateway.metrics"),
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.host = host
+        self.port = port
+        self.endpoint = MetricsEndpoint(
+            calls: StoreCalls(store: store, deadline: .seconds(2), logger: logger), metrics: metrics)
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// The listening address only (service groups log their services' descriptions).
+    public var description: String { "GatewayMetricsServer(\(host):\(port))" }
+
+    /// Listens and serves until graceful shutdown (or cancellation).
+    public func run() async throws {
+        let router = Router(context: BasicRequestContext.self)
+        let endpoint = self.endpoint
+        router.get("/metrics") { _, _ in await endpoint.response() }
+        router.add(middleware: MetricsOnlyMiddleware())
+        let onListening = self.onListening
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        try await application.run()
+    }
+}
+
+/// The metrics listener's errors as the contract's `Error` object: it has one path.
+private struct MetricsOnlyMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError where error.status == .notFound {
+            return GatewayAPIError.notFound("this is the gateway's metrics listener: it serves GET /metrics only").response
+        } catch let error as any HTTPResponseError {
+            return ErrorResponseMiddleware.apiError(error.status).response
+        }
+    }
+}
