@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment overrides: SEALEDPUSH_GATEWAY_LISTEN (host:port), SEALEDPUSH_GATEWAY_METRICS_LISTEN (host:port \
             where /metrics is served instead of on the API), SEALEDPUSH_GATEWAY_DATABASE (sqlite:PATH or \
-            postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_BLOB_DIR \
+            postgres://…), SEALEDPUSH_GATEWAY_MAX_BODY_BYTES, SEALEDPUSH_GATEWAY_LOG_LEVEL, SEALEDPUSH_GATEWAY_LOG_FORMAT (text|json), SEALEDPUSH_GATEWAY_BLOB_DIR \
             with SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX (the blob store: content by reference, attachments), \
             SEALEDPUSH_GATEWAY_BLOB_LISTEN (host:port where serve serves it); delivery: SEALEDPUSH_GATEWAY_DELIVERY \
             (on|off), SEALEDPUSH_GATEWAY_NODE_ID, SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL, \
@@ -41,7 +41,11 @@ struct ServeCommand: AsyncParsableCommand {
         let delivery = try GatewayExtraServices.deliveryConfiguration(configuration)
         let receiptHook = try GatewayExtraServices.receiptWebhookConfiguration(configuration)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { GatewayLogHandler.standardError(label: $0, level: level) }
+        if configuration.logFormat == "json" {
+            LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0, level: level) }
+        } else {
+            LoggingSystem.bootstrap { GatewayLogHandler.standardError(label: $0, level: level) }
+        }
         let logger = Logger(label: "sealed-push.gateway")
         if configuration.plainHTTPBeyondLoopback {
             logger.warning(

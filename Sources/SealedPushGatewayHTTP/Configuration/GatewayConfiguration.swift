@@ -26,6 +26,7 @@ import SealedPushServer
 /// - `SEALEDPUSH_GATEWAY_DATABASE`: `sqlite:PATH` or `postgres://user[:password]@host[:port]/database`.
 /// - `SEALEDPUSH_GATEWAY_MAX_BODY_BYTES`: the largest request body in bytes.
 /// - `SEALEDPUSH_GATEWAY_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
+/// - `SEALEDPUSH_GATEWAY_LOG_FORMAT`: `text` or `json` (one JSON object per line, ``JSONLogHandler``).
 /// - `SEALEDPUSH_GATEWAY_TLS_CERTIFICATE` and `SEALEDPUSH_GATEWAY_TLS_KEY`: the API's certificate chain and key
 ///   files (both needed; ``GatewayTLSSettings``).
 /// - `SEALEDPUSH_GATEWAY_BLOB_DIR` and `SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX`: the blob store for content by reference
@@ -111,6 +112,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     public var maxBodyBytes: Int
     /// The log level name.
     public var logLevel: String
+    /// How log lines are written: `text` (swift-log's stream format, the default) or `json` (``JSONLogHandler``).
+    public var logFormat: String
     /// Content by reference, if configured.
     public var overflow: Overflow?
     /// Delivery to APNs (a missing section means on, with defaults).
@@ -138,12 +141,13 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         self.database = database
         self.maxBodyBytes = maxBodyBytes
         self.logLevel = logLevel
+        self.logFormat = "text"
         self.overflow = overflow
         self.delivery = delivery
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls, metricsListen
+        case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls, metricsListen, logFormat
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -156,6 +160,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes)
             ?? GatewayHTTPConfiguration.defaultMaxBodyBytes
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel) ?? "info"
+        logFormat = try container.decodeIfPresent(String.self, forKey: .logFormat) ?? "text"
         overflow = try container.decodeIfPresent(Overflow.self, forKey: .overflow)
         delivery = try container.decodeIfPresent(GatewayDeliverySettings.self, forKey: .delivery)
             ?? GatewayDeliverySettings()
@@ -199,6 +204,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             configuration.maxBodyBytes = bytes
         }
         if let level = value("SEALEDPUSH_GATEWAY_LOG_LEVEL") { configuration.logLevel = level }
+        if let format = value("SEALEDPUSH_GATEWAY_LOG_FORMAT") { configuration.logFormat = format }
         switch (value("SEALEDPUSH_GATEWAY_BLOB_DIR"), value("SEALEDPUSH_GATEWAY_BLOB_URL_PREFIX")) {
         case (let directory?, let prefix?):
             var overflow = configuration.overflow ?? Overflow(blobDirectory: directory, urlPrefix: prefix)
@@ -264,6 +270,9 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw GatewayConfigurationError(
                 "logLevel must be trace, debug, info, notice, warning, error or critical")
+        }
+        guard ["text", "json"].contains(logFormat) else {
+            throw GatewayConfigurationError("logFormat must be text or json (got \"\(logFormat)\")")
         }
         guard database.hasPrefix("sqlite:") || database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
         else {

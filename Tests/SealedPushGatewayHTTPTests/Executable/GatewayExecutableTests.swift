@@ -332,10 +332,12 @@ struct GatewayExecutableTests {
         environment["SEALEDPUSH_GATEWAY_LISTEN"] = "127.0.0.1:0"
         environment["SEALEDPUSH_GATEWAY_METRICS_LISTEN"] = "127.0.0.1:0"
         environment["SEALEDPUSH_GATEWAY_DELIVERY"] = "off"
+        environment["SEALEDPUSH_GATEWAY_LOG_FORMAT"] = "json"  // and its log lines are JSON objects (checked at the end)
         process.environment = environment
         let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = err
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
@@ -376,6 +378,10 @@ struct GatewayExecutableTests {
         let exited = Date().addingTimeInterval(30)
         while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!process.isRunning && process.terminationStatus == 0)
+        let logged = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = logged.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(!lines.isEmpty && lines.allSatisfy { $0 != nil }, "\(logged)")
+        #expect(lines.contains { $0?["message"] as? String == "metrics listening" })
     }
 
     @Test func serveAnswersAndExitsZeroOnSIGTERM() async throws {
