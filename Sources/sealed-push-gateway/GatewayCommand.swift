@@ -8,7 +8,9 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sealed-push-gateway",
         abstract: "The SealedPush gateway: an end-to-end encrypted push service any backend can call over HTTP.",
-        subcommands: [InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self])
+        subcommands: [
+            InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self, BackupCommand.self,
+        ])
 
     /// Names a mistyped command word (and the nearest command) before ArgumentParser, which would report the first
     /// option it cannot place instead; then runs the command line.

@@ -102,6 +102,62 @@ public final class SQLiteGatewayStore: GatewayStore {
         do { try pool.close() } catch { throw Self.wrap(error, "closing \(path)") }
     }
 
+    /// Writes a consistent copy of the database to a new file while the gateway keeps running (SQLite's online
+    /// backup, reading one snapshot: commits made meanwhile are not in the copy, and do not restart it).
+    ///
+    /// The copy is written beside `destination` under a temporary name (0600: it holds device tokens, API key
+    /// digests and sealed bodies), checked with `PRAGMA integrity_check`, synced, then given its name — which must
+    /// not exist yet (never replaced, never followed through a symlink). A copy that fails leaves no file.
+    /// - Parameters:
+    ///   - destination: The new file's path.
+    ///   - pagesPerStep: The pages copied per step (4 MB with SQLite's 4 KiB pages by default).
+    ///   - progress: Called after each step with the pages copied and the pages in all.
+    /// - Returns: The pages copied and the page size.
+    /// - Throws: ``GatewayStoreError`` `invalidArgument` when `destination` exists, `database` when SQLite fails.
+    public func backup(
+        to destination: String, pagesPerStep: Int = 1_024,
+        progress: @escaping @Sendable (_ copied: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws -> (pages: Int, pageSize: Int) {
+        guard !BackupFile.exists(destination) else {
+            throw GatewayStoreError(.invalidArgument, "\(destination) exists: a backup is written to a new file only")
+        }
+        let url = URL(fileURLWithPath: destination)
+        let temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".partial-\(UUID().uuidString)"
+        // Created empty here, 0600 and exclusively (SQLite then writes into the empty file).
+        try BackupFile.createEmpty(temporary)
+        var named = false
+        defer {
+            BackupFile.remove(temporary)
+            if !named { for suffix in ["-journal", "-wal", "-shm"] { BackupFile.remove(temporary + suffix) } }
+        }
+        do {
+            let copy = try DatabaseQueue(path: temporary)
+            try pool.backup(to: copy, pagesPerStep: CInt(clamping: max(1, pagesPerStep))) { step in
+                progress(step.completedPageCount, step.totalPageCount)
+            }
+            let (pages, pageSize, integrity) = try await copy.writeWithoutTransaction { db in
+                // The copy keeps the source's WAL mode; a single file is what an operator moves around.
+                try db.execute(sql: "PRAGMA journal_mode = DELETE")
+                return (
+                    try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
+                    try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0,
+                    try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                )
+            }
+            try copy.close()
+            guard integrity == ["ok"] else {
+                throw GatewayStoreError(
+                    .database, "the copy failed its integrity check: \(integrity.prefix(3).joined(separator: "; "))")
+            }
+            try BackupFile.sync(temporary)
+            try BackupFile.name(temporary, as: destination)
+            named = true
+            return (pages, pageSize)
+        } catch {
+            throw Self.wrap(error, "backing up to \(destination)")
+        }
+    }
+
     /// Copies every committed page from the WAL into the database file (`PRAGMA wal_checkpoint(TRUNCATE)`).
     public func checkpoint() async throws {
         try await pool.writeWithoutTransaction { db in

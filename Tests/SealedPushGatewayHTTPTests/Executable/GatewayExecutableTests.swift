@@ -319,6 +319,44 @@ struct GatewayExecutableTests {
         #expect(missing.stderr.contains("no app 'nope'"))
     }
 
+    /// `backup` on the real binary: a SQLite gateway's database copied to a new 0600 file that a gateway configuration
+    /// can point at (restore), with progress on standard error; a PostgreSQL gateway is told to use pg_dump.
+    @Test(arguments: Backend.available)
+    func backupWritesARestorableCopy(_ backend: Backend) async throws {
+        try await Self.withInitializedGateway(backend) { config, directory, store in
+            try await store.putApp(
+                GatewayApp(
+                    id: "news", topic: "com.example.news", teamID: "TEAM123456", apnsKeyID: "KEY1234567",
+                    apnsKeyPath: "/etc/k.p8", serverIdentityPath: "/etc/news.identity"),
+                now: Date())
+            let out = directory.appendingPathComponent("copy.sqlite").path
+            let result = try Self.run(["backup", "--config", config, "--out", out])
+            guard backend == .sqlite else {
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("PostgreSQL: back it up with pg_dump"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out))
+                return
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("backup: \(out) (") && result.stdout.contains("integrity ok"))
+            #expect(result.stderr.contains("backup: 100 % ("))
+            let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+            // Restore: a configuration naming the copy lists both apps.
+            var json = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+            json["database"] = "sqlite:copy.sqlite"
+            let restored = directory.appendingPathComponent("restored.json").path
+            try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: restored))
+            let list = try Self.run(["app", "list", "--config", restored, "--json"])
+            let apps = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(Set(apps.compactMap { $0["id"] as? String }) == ["shop", "news"])
+            // Never over an existing file.
+            let again = try Self.run(["backup", "--config", config, "--out", out])
+            #expect(again.status == 1 && again.stderr.contains("exists"))
+        }
+    }
+
     /// `metricsListen` serves `/metrics` on an address of its own and takes it off the API, which anyone with a route
     /// to the gateway can reach (its counters name apps).
     @Test func metricsListenMovesMetricsOffTheAPI() async throws {
