@@ -33,6 +33,35 @@ struct PostgresStoreDeadlineTests {
         try await store.close()
     }
 
+    /// Regression: `migrate()` (what `serve` and every operator command run first) waited out its 15-minute
+    /// deadline while the pool retried a server that refused every connection, only logging why.
+    @Test func migrateOnARefusingServerFailsAtOnceNamingTheServerAndTheCause() async throws {
+        let closed = try SilentServer()
+        let port = closed.port
+        closed.close()  // nothing listens there now: connections are refused
+        let store = try PostgresGatewayStore(url: "postgres://postgres@127.0.0.1:\(port)/sealedpush")
+        let outcome = try await Self.outcome(within: .seconds(30)) { _ = try await store.migrate() }
+        let error = try #require(outcome, "migrate() was still waiting after 30 s") as? GatewayStoreError
+        #expect(error?.code == .database)
+        #expect(error?.message.hasPrefix("cannot connect to PostgreSQL at 127.0.0.1:\(port) (database sealedpush, user postgres): ") == true,
+                "\(String(describing: error))")
+        #expect(error?.message.lowercased().contains("refused") == true, "\(String(describing: error))")
+        try await store.close()
+    }
+
+    /// A server that accepts TCP and never answers holds `migrate()` only for the call deadline.
+    @Test func migrateOnASilentServerEndsByTheCallDeadline() async throws {
+        let server = try SilentServer()
+        defer { server.close() }
+        let store = try PostgresGatewayStore(
+            url: "postgres://postgres@127.0.0.1:\(server.port)/sealedpush", callDeadline: .seconds(1))
+        let outcome = try await Self.outcome(within: .seconds(30)) { _ = try await store.migrate() }
+        let error = try #require(outcome, "migrate() was still waiting after 30 s") as? GatewayStoreError
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("127.0.0.1:\(server.port)") == true, "\(String(describing: error))")
+        try await store.close()
+    }
+
     @Test func cancelledCallsReturnAtOnce() async throws {
         let server = try SilentServer()
         defer { server.close() }

@@ -27,6 +27,8 @@ public final class PostgresGatewayStore: GatewayStore {
     public let callDeadline: Duration
 
     private let client: PostgresClient
+    /// The server of a store made from a URL, for ``migrate()``'s first, direct connection (which names why it fails).
+    private let server: PostgresServerCheck?
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let statistics = PostgresStatistics()
@@ -36,10 +38,17 @@ public final class PostgresGatewayStore: GatewayStore {
     ///   - configuration: postgres-nio's client configuration.
     ///   - callDeadline: The most time one store call may take (default ``defaultCallDeadline``).
     ///   - logger: Where postgres-nio logs; queries carry no content (bodies are sealed).
-    public init(
+    public convenience init(
         configuration: PostgresClient.Configuration, callDeadline: Duration = PostgresGatewayStore.defaultCallDeadline,
         logger: Logger = Logger(label: "sealed-push.gateway.db")
     ) {
+        self.init(configuration: configuration, callDeadline: callDeadline, logger: logger, server: nil)
+    }
+
+    private init(
+        configuration: PostgresClient.Configuration, callDeadline: Duration, logger: Logger, server: PostgresServerCheck?
+    ) {
+        self.server = server
         var configuration = configuration
         // The store's statements are short and run thousands of times a second. PostgreSQL compiles a statement whose
         // estimated cost passes `jit_above_cost` with LLVM, every time it runs: the claim, whose cost estimate grows
@@ -86,13 +95,24 @@ public final class PostgresGatewayStore: GatewayStore {
         // a minute; an idle connection beyond the pool's minimum still closes, and idle ones are still checked.
         configuration.options.connectionIdleTimeout = .seconds(10)
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
-        self.init(configuration: configuration, callDeadline: callDeadline, logger: logger)
+        let server = PostgresServerCheck(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database)
+        self.init(configuration: configuration, callDeadline: callDeadline, logger: logger, server: server)
     }
 
     // MARK: Schema and lifecycle
 
+    /// Applies the migrations the database lacks. A store made from a URL first connects once directly, within
+    /// ``callDeadline``, so a server that is down, unreachable or refuses the login fails here at once, naming the
+    /// server and the cause, rather than after the migration's own deadline (the pool only logs connection failures
+    /// while it retries).
     public func migrate() async throws -> Int {
-        try await transaction("migrating", deadline: max(callDeadline, Self.migrationDeadline)) { connection, logger in
+        if let server {
+            let logger = self.logger
+            try await bounded("connecting to \(server.address)", deadline: callDeadline) { try await server.connect(logger: logger) }
+        }
+        return try await transaction("migrating", deadline: max(callDeadline, Self.migrationDeadline)) { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
             try await connection.query(
                 """

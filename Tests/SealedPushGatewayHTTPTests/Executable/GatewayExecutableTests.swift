@@ -26,11 +26,16 @@ struct GatewayExecutableTests {
         return runner.deletingLastPathComponent().appendingPathComponent("sealed-push-gateway")
     }
 
-    /// Runs the binary to completion; returns its status and output.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs the binary to completion (with `environment` added to this process's); returns its status and output.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -313,6 +318,15 @@ struct GatewayExecutableTests {
         #expect(keys.status == 0, "\(keys.stderr)")
         let listedKeys = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])
         #expect(listedKeys.compactMap { $0["name"] as? String } == ["init"])
+
+        // A database the command cannot reach: the store's message alone, at once (not after the 15-minute migration
+        // deadline, and not "GatewayStoreError(database): …").
+        let unreachable = try Self.run(
+            ["app", "list", "--config", config],
+            environment: ["SEALEDPUSH_GATEWAY_DATABASE": "postgres://postgres@127.0.0.1:1/gateway"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.hasPrefix("Error: cannot connect to PostgreSQL at 127.0.0.1:1 (database gateway, user postgres): "),
+                "\(unreachable.stderr)")
 
         let missing = try Self.run(["app", "show", "--config", config, "--app-id", "nope"])
         #expect(missing.status != 0)
