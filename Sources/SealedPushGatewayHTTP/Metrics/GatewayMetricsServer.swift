@@ -51,7 +51,11 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await application.run()
+        do {
+            try await application.run()
+        } catch {
+            throw ListenError.bind(error, listener: "/metrics (metricsListen)", host: host, port: port) ?? error
+        }
     }
 }
 

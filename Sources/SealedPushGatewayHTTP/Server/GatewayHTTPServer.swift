@@ -108,7 +108,11 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await application.run()
+        do {
+            try await application.run()
+        } catch {
+            throw ListenError.bind(error, listener: "the API", host: configuration.host, port: configuration.port) ?? error
+        }
     }
 
     // MARK: Routes

@@ -426,6 +426,22 @@ struct GatewayExecutableTests {
         #expect(elsewhere.status == 404 && elsewhere.json["code"] as? String == "notFound")
         #expect(try await metricsClient.send("GET", "/healthz").status == 404)
 
+        // A second process on the same addresses is told which listener and address are taken.
+        let config = directory.appendingPathComponent("gateway.json").path
+        for (variables, listener, port) in [
+            (["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:\(try #require(api))"], "the API", try #require(api)),
+            (["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "127.0.0.1:\(try #require(scrape))"], "/metrics (metricsListen)",
+             try #require(scrape)),
+        ] {
+            let second = try Self.run(
+                ["serve", "--config", config],
+                environment: ["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:0", "SEALEDPUSH_GATEWAY_DELIVERY": "off"]
+                    .merging(variables) { _, given in given })
+            #expect(second.status == 1)
+            #expect(second.stderr.contains(
+                "Error: cannot listen on 127.0.0.1:\(port) for \(listener): the address is in use"), "\(second.stderr)")
+        }
+
         kill(process.processIdentifier, SIGTERM)
         let exited = Date().addingTimeInterval(30)
         while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
