@@ -103,15 +103,23 @@ public final class PostgresGatewayStore: GatewayStore {
 
     // MARK: Schema and lifecycle
 
+    /// The schema version ``migrate()`` brings a database to.
+    public static var latestSchemaVersion: Int { PostgresMigrations.all.last?.version ?? 0 }
+
+    /// Connects once directly (a store made from a URL; otherwise pings through the pool), within ``callDeadline``.
+    /// - Throws: ``GatewayStoreError`` `database` naming the server and the cause.
+    public func checkConnection() async throws {
+        guard let server else { return try await ping() }
+        let logger = self.logger
+        try await bounded("connecting to \(server.address)", deadline: callDeadline) { try await server.connect(logger: logger) }
+    }
+
     /// Applies the migrations the database lacks. A store made from a URL first connects once directly, within
     /// ``callDeadline``, so a server that is down, unreachable or refuses the login fails here at once, naming the
     /// server and the cause, rather than after the migration's own deadline (the pool only logs connection failures
     /// while it retries).
     public func migrate() async throws -> Int {
-        if let server {
-            let logger = self.logger
-            try await bounded("connecting to \(server.address)", deadline: callDeadline) { try await server.connect(logger: logger) }
-        }
+        if server != nil { try await checkConnection() }
         return try await transaction("migrating", deadline: max(callDeadline, Self.migrationDeadline)) { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
             try await connection.query(

@@ -56,6 +56,9 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     // MARK: Schema and lifecycle
 
+    /// The schema version ``migrate()`` brings a database to.
+    public static var latestSchemaVersion: Int { SQLiteMigrations.all.last?.version ?? 0 }
+
     public func migrate() async throws -> Int {
         try await migrate(upTo: .max)
     }

@@ -371,6 +371,78 @@ struct GatewayExecutableTests {
         }
     }
 
+    /// `check` reports what `serve` would need, line by line, and changes nothing: the database file's bytes are the
+    /// same after it; a key file others can read is a warning, a broken one, a newer schema or an unreachable
+    /// database a failure (status 1).
+    @Test func checkReportsWithoutChangingAnything() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-check-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPath = directory.appendingPathComponent("AuthKey.p8").path
+        let keygen = Process()
+        keygen.executableURL = Self.binary.deletingLastPathComponent().appendingPathComponent("sealed-push")
+        keygen.arguments = ["apns-keygen", "--out", keyPath]
+        keygen.standardOutput = FileHandle.nullDevice
+        try keygen.run()
+        keygen.waitUntilExit()
+        let gateway = directory.appendingPathComponent("gw")
+        let initialized = try Self.run([
+            "init", "--dir", gateway.path, "--app-id", "shop", "--topic", "com.example.shop", "--team-id", "TEAM123456",
+            "--key-id", "KEY1234567", "--apns-key", keyPath,
+        ])
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        let config = gateway.appendingPathComponent("gateway.json").path
+        let database = gateway.appendingPathComponent("gateway.sqlite").path
+        func line(_ output: String, _ check: String) -> String? {
+            output.split(separator: "\n").map(String.init).first { $0.split(separator: " ").dropFirst().first.map(String.init) == check }
+        }
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let good = try Self.run(["check", "--config", config])
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(line(good.stdout, "configuration")?.hasPrefix("ok ") == true)
+        #expect(line(good.stdout, "database")?.contains("schema version") == true)
+        #expect(good.stdout.contains("ok    app shop       APNs key KEY1234567 (team TEAM123456), seals with "), "\(good.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before, "check changed the database file")
+        let json = try Self.run(["check", "--config", config, "--json"])
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]])
+        #expect(findings.allSatisfy { $0["status"] == "ok" } && findings.count == good.stdout.split(separator: "\n").count)
+
+        // A key others can read: a warning, still status 0.
+        chmod(keyPath, 0o644)
+        let exposed = try Self.run(["check", "--config", config])
+        #expect(exposed.status == 0)
+        #expect(exposed.stdout.contains("warn  app shop       the APNs key \(keyPath) is mode 644: others can read it (chmod 600)"))
+        chmod(keyPath, 0o600)
+
+        // A server identity that is not one: a failure naming the file.
+        let identity = gateway.appendingPathComponent("shop.identity").path
+        let identityText = try Data(contentsOf: URL(fileURLWithPath: identity))
+        try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: identity))
+        let broken = try Self.run(["check", "--config", config])
+        #expect(broken.status == 1)
+        #expect(line(broken.stdout, "app")?.hasPrefix("FAIL") == true && broken.stdout.contains(identity), "\(broken.stdout)")
+        try identityText.write(to: URL(fileURLWithPath: identity))
+
+        // A schema newer than this gateway's, and a database that cannot be reached.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [database, "INSERT INTO schema_version (version, name, applied_at) VALUES (999, 'future', 0)"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let newer = try Self.run(["check", "--config", config])
+        #expect(newer.status == 1)
+        #expect(line(newer.stdout, "database")?.contains("schema version 999 is newer than this gateway's") == true, "\(newer.stdout)")
+        let unreachable = try Self.run(
+            ["check", "--config", config], environment: ["SEALEDPUSH_GATEWAY_DATABASE": "postgres://postgres@127.0.0.1:1/gw"])
+        #expect(unreachable.status == 1)
+        #expect(line(unreachable.stdout, "database")?.contains("cannot connect to PostgreSQL at 127.0.0.1:1") == true)
+        let missing = try Self.run(
+            ["check", "--config", config], environment: ["SEALEDPUSH_GATEWAY_DATABASE": "sqlite:nothing-here.sqlite"])
+        #expect(missing.status == 1 && missing.stdout.contains("no SQLite database at"))
+        #expect(!FileManager.default.fileExists(atPath: gateway.appendingPathComponent("nothing-here.sqlite").path))
+    }
+
     /// `metricsListen` serves `/metrics` on an address of its own and takes it off the API, which anyone with a route
     /// to the gateway can reach (its counters name apps).
     @Test func metricsListenMovesMetricsOffTheAPI() async throws {
