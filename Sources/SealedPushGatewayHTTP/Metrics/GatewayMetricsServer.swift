@@ -44,7 +44,7 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
         let router = Router(context: BasicRequestContext.self)
         let endpoint = self.endpoint
         router.get("/metrics") { _, _ in await endpoint.response() }
-        router.add(middleware: MetricsOnlyMiddleware())
+        router.add(middleware: ErrorResponseMiddleware(notFound: "this is the gateway's metrics listener: it serves GET /metrics only"))
         let onListening = self.onListening
         let application = Application(
             router: router,
@@ -55,23 +55,6 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
             try await application.run()
         } catch {
             throw ListenError.bind(error, listener: "/metrics (metricsListen)", host: host, port: port) ?? error
-        }
-    }
-}
-
-/// The metrics listener's errors as the contract's `Error` object: it has one path.
-private struct MetricsOnlyMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as any HTTPResponseError where error.status == .notFound {
-            return GatewayAPIError.notFound("this is the gateway's metrics listener: it serves GET /metrics only").response
-        } catch let error as any HTTPResponseError {
-            return ErrorResponseMiddleware.apiError(error.status).response
         }
     }
 }

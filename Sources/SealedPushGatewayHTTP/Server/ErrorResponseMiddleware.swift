@@ -9,6 +9,13 @@ import Hummingbird
 struct ErrorResponseMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
+    /// What the API's `404` for an unknown path says.
+    static let apiPaths = "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
+        + "/v1/apps/{appId}/notifications[/{notificationId}], /healthz and /metrics"
+
+    /// What a `404` for an unknown path says (the API's paths by default).
+    var notFound = Self.apiPaths
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -16,6 +23,8 @@ struct ErrorResponseMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as GatewayAPIError {
             return error.response
+        } catch let error as any HTTPResponseError where error.status == .notFound {
+            return GatewayAPIError.notFound(notFound).response
         } catch let error as any HTTPResponseError {
             return Self.apiError(error.status).response
         } catch {
@@ -27,9 +36,7 @@ struct ErrorResponseMiddleware: RouterMiddleware {
     static func apiError(_ status: HTTPResponse.Status) -> GatewayAPIError {
         switch status.code {
         case 404:
-            return .notFound(
-                "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
-                    + "/v1/apps/{appId}/notifications[/{notificationId}], /healthz and /metrics")
+            return .notFound(apiPaths)
         case 413:
             return GatewayAPIError(.contentTooLarge, "requestTooLarge", "the request body is over the gateway's limit")
         case 500...:

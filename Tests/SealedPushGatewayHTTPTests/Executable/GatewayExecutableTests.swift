@@ -449,40 +449,15 @@ struct GatewayExecutableTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-metrics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = try Self.initialize(directory)
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--config", directory.appendingPathComponent("gateway.json").path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SEALEDPUSH_GATEWAY_LISTEN"] = "127.0.0.1:0"
-        environment["SEALEDPUSH_GATEWAY_METRICS_LISTEN"] = "127.0.0.1:0"
-        environment["SEALEDPUSH_GATEWAY_DELIVERY"] = "off"
-        environment["SEALEDPUSH_GATEWAY_LOG_FORMAT"] = "json"  // and its log lines are JSON objects (checked at the end)
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
-        // Both ports, from their lines.
-        var buffer = Data()
-        let deadline = Date().addingTimeInterval(60)
-        var api: Int?
-        var scrape: Int?
-        func port(after prefix: String, in text: String) -> Int? {
-            text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).flatMap { Int($0.dropFirst(prefix.count)) }
-        }
-        while api == nil || scrape == nil, Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
-            api = port(after: "listening on port ", in: text)
-            scrape = port(after: "metrics listening on port ", in: text)
-        }
-        let client = HTTPTestClient(port: try #require(api))
-        let metricsClient = HTTPTestClient(port: try #require(scrape))
+        let serve = try Self.serve(directory, [
+            "SEALEDPUSH_GATEWAY_METRICS_LISTEN": "127.0.0.1:0", "SEALEDPUSH_GATEWAY_DELIVERY": "off",
+            "SEALEDPUSH_GATEWAY_LOG_FORMAT": "json",  // and its log lines are JSON objects (checked at the end)
+        ])
+        defer { if serve.process.isRunning { serve.process.terminate() } }
+        let ports = try serve.ports(["listening on port ", "metrics listening on port "])
+        let (api, scrape) = (ports[0], ports[1])
+        let client = HTTPTestClient(port: api)
+        let metricsClient = HTTPTestClient(port: scrape)
         #expect(try await client.send("GET", "/v1/apps/shop/devices/x", key: key).status == 404)
 
         let onAPI = try await client.send("GET", "/metrics")
@@ -501,9 +476,8 @@ struct GatewayExecutableTests {
         // A second process on the same addresses is told which listener and address are taken.
         let config = directory.appendingPathComponent("gateway.json").path
         for (variables, listener, port) in [
-            (["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:\(try #require(api))"], "the API", try #require(api)),
-            (["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "127.0.0.1:\(try #require(scrape))"], "/metrics (metricsListen)",
-             try #require(scrape)),
+            (["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:\(api)"], "the API", api),
+            (["SEALEDPUSH_GATEWAY_METRICS_LISTEN": "127.0.0.1:\(scrape)"], "/metrics (metricsListen)", scrape),
         ] {
             let second = try Self.run(
                 ["serve", "--config", config],
@@ -514,11 +488,8 @@ struct GatewayExecutableTests {
                 "Error: cannot listen on 127.0.0.1:\(port) for \(listener): the address is in use"), "\(second.stderr)")
         }
 
-        kill(process.processIdentifier, SIGTERM)
-        let exited = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning && process.terminationStatus == 0)
-        let logged = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try await serve.stop()
+        let logged = String(decoding: serve.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let lines = logged.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(!lines.isEmpty && lines.allSatisfy { $0 != nil }, "\(logged)")
         #expect(lines.contains { $0?["message"] as? String == "metrics listening" })
@@ -528,33 +499,9 @@ struct GatewayExecutableTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = try Self.initialize(directory)
-
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--config", directory.appendingPathComponent("gateway.json").path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SEALEDPUSH_GATEWAY_LISTEN"] = "127.0.0.1:0"
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
-        // The port the server bound, from its first line.
-        var buffer = Data()
-        let deadline = Date().addingTimeInterval(60)
-        var port: Int?
-        while port == nil, Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on port ") }) {
-                port = Int(line.dropFirst("listening on port ".count))
-            }
-        }
-        let bound = try #require(port)
+        let serve = try Self.serve(directory, [:])
+        defer { if serve.process.isRunning { serve.process.terminate() } }
+        let bound = try serve.ports(["listening on port "])[0]
         let client = HTTPTestClient(port: bound)
         #expect(try await client.send("GET", "/healthz").status == 200)
         #expect(try await client.send("GET", "/v1/apps/shop/devices/x", key: key).status == 404)
@@ -562,11 +509,55 @@ struct GatewayExecutableTests {
         let metrics = try await client.send("GET", "/metrics")
         #expect(metrics.text.contains("sealedpush_gateway_accepted_total"))
 
-        kill(process.processIdentifier, SIGTERM)
-        let exited = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        try await serve.stop()
+        #expect(serve.process.terminationReason == .exit)
+    }
+
+    /// A `serve` of the gateway in `directory` on free loopback ports, with `environment` added.
+    static func serve(_ directory: URL, _ environment: [String: String]) throws -> RunningServe {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--config", directory.appendingPathComponent("gateway.json").path]
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["SEALEDPUSH_GATEWAY_LISTEN": "127.0.0.1:0"].merging(environment) { _, given in given }) { _, given in given }
+        let serve = RunningServe(process: process, out: Pipe(), err: Pipe())
+        process.standardOutput = serve.out
+        process.standardError = serve.err
+        try process.run()
+        return serve
+    }
+
+    /// A `serve` process and its output.
+    struct RunningServe {
+        let process: Process
+        let out: Pipe
+        let err: Pipe
+
+        /// The ports its standard output names after each prefix (`listening on port `), waiting up to a minute.
+        func ports(_ prefixes: [String]) throws -> [Int] {
+            var buffer = Data()
+            let deadline = Date().addingTimeInterval(60)
+            func found() -> [Int]? {
+                let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
+                let ports = prefixes.compactMap { prefix in
+                    lines.first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+                }
+                return ports.count == prefixes.count ? ports : nil
+            }
+            while found() == nil, Date() < deadline {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            return try #require(found(), "serve did not print \(prefixes): \(String(decoding: buffer, as: UTF8.self))")
+        }
+
+        /// SIGTERM, then waits up to 30 s for a clean exit (status 0).
+        func stop() async throws {
+            kill(process.processIdentifier, SIGTERM)
+            let exited = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < exited { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!process.isRunning && process.terminationStatus == 0)
+        }
     }
 }
