@@ -11,7 +11,7 @@ import Musl
 import Darwin
 #endif
 
-/// The file steps of ``SQLiteGatewayStore/backup(to:progress:)``: a new file made 0600 and exclusively, synced, then
+/// The file steps of ``SQLiteGatewayStore/backup(to:pagesPerStep:progress:)``: a new file made 0600 and exclusively, synced, then
 /// named without replacing anything, never through a symlink.
 enum BackupFile {
     /// Whether anything (a file, a directory, a symlink, even a dangling one) has this path.
@@ -24,14 +24,14 @@ enum BackupFile {
     static func createEmpty(_ path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create \(path)") }
-        _ = Glibc.close(descriptor)
+        _ = close(descriptor)
     }
 
     /// Writes the file's data to disk.
     static func sync(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw failure("cannot open \(path) to sync it") }
-        defer { _ = Glibc.close(descriptor) }
+        defer { _ = close(descriptor) }
         guard fsync(descriptor) == 0 else { throw failure("cannot sync \(path)") }
     }
 
@@ -43,7 +43,7 @@ enum BackupFile {
         let descriptor = open(directory, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         if descriptor >= 0 {
             _ = fsync(descriptor)
-            _ = Glibc.close(descriptor)
+            _ = close(descriptor)
         }
     }
 

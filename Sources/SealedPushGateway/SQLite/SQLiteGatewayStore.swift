@@ -110,7 +110,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     ///
     /// The copy is written beside `destination` under a temporary name (0600: it holds device tokens, API key
     /// digests and sealed bodies), checked with `PRAGMA integrity_check`, synced, then given its name — which must
-    /// not exist yet (never replaced, never followed through a symlink). A copy that fails leaves no file.
+    /// not exist yet (never replaced, never followed through a symlink). A copy that fails leaves no file. The copy
+    /// runs on the calling thread (SQLite's backup steps are synchronous): an operator command's, not a server's.
     /// - Parameters:
     ///   - destination: The new file's path.
     ///   - pagesPerStep: The pages copied per step (4 MB with SQLite's 4 KiB pages by default).
