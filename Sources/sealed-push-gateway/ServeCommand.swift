@@ -93,7 +93,11 @@ struct ServeCommand: AsyncParsableCommand {
                 // One line on standard output (unbuffered), for scripts and tests that asked for port 0.
                 FileHandle.standardOutput.write(Data("listening on port \(port)\n".utf8))
             })
-        if let tls { extra.append(TLSReloadService(tls: tls, logger: logger)) }
+        // SIGHUP: the certificate and the rate limits are read again.
+        extra.append(
+            ReloadService(
+                tls: tls, configurationPath: config, environment: ProcessInfo.processInfo.environment,
+                loaded: configuration, server: http, logger: logger))
         if let (host, port) = try configuration.metricsListenAddress() {
             extra.append(
                 GatewayMetricsServer(

@@ -18,7 +18,7 @@ final class AppRateLimiter: @unchecked Sendable {
         var burst: Double
     }
 
-    private let limits: RateLimits
+    private var limits: RateLimits  // with the lock held
     private let lock = NSLock()
     private var buckets: [String: Bucket] = [:]
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -28,10 +28,20 @@ final class AppRateLimiter: @unchecked Sendable {
         self.now = now
     }
 
+    /// Replaces the limits (a configuration reloaded on `SIGHUP`). Buckets keep their tokens: a raised limit refills
+    /// at its new rate from what is left, a lowered one caps what is left at its new burst.
+    func update(limits: RateLimits) {
+        lock.withLock { self.limits = limits }
+    }
+
+    private func limit(for appID: String) -> RateLimits.Limit {
+        lock.withLock { limits.limit(for: appID) }
+    }
+
     /// Takes one send from the app's sends bucket.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitSend(appID: String) -> Int? {
-        let limit = limits.limit(for: appID)
+        let limit = limit(for: appID)
         guard let rate = limit.sendsPerSecond else { return nil }
         return take(1, key: "s:" + appID, rate: rate, burst: Double(limit.sendBurst ?? max(1, Int(rate))), allowDebt: false)
     }
@@ -39,7 +49,7 @@ final class AppRateLimiter: @unchecked Sendable {
     /// Takes `count` devices from the app's devices bucket.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitDevices(appID: String, count: Int) -> Int? {
-        let limit = limits.limit(for: appID)
+        let limit = limit(for: appID)
         guard let rate = limit.devicesPerSecond else { return nil }
         return take(
             Double(count), key: "d:" + appID, rate: rate, burst: Double(limit.deviceBurst ?? max(1, Int(rate))),
@@ -53,7 +63,7 @@ final class AppRateLimiter: @unchecked Sendable {
     /// Takes one receipt from the bucket of one device key of an app.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitReceipt(appID: String, keyID: String) -> Int? {
-        let limit = limits.limit(for: appID)
+        let limit = limit(for: appID)
         let rate = limit.receiptsPerSecondPerDevice ?? RateLimits.Limit.defaultReceiptsPerSecondPerDevice
         let burst = Double(limit.receiptBurstPerDevice ?? RateLimits.Limit.defaultReceiptBurstPerDevice)
         return take(1, key: "r:" + appID + "/" + keyID, rate: rate, burst: burst, allowDebt: false)

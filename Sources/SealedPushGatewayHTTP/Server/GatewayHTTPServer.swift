@@ -79,6 +79,12 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             webhook: webhook)
     }
 
+    /// Replaces the per-app rate limits while serving (`serve` reloads them from its configuration on `SIGHUP`).
+    /// - Parameter rateLimits: The new limits.
+    public func updateRateLimits(_ rateLimits: RateLimits) {
+        limiter.update(limits: rateLimits)
+    }
+
     /// The most sends committed in one transaction.
     static let maxEnqueueBatch = 64
 

@@ -495,6 +495,63 @@ struct GatewayExecutableTests {
         #expect(lines.contains { $0?["message"] as? String == "metrics listening" })
     }
 
+    /// `SIGHUP` reads the rate limits again: raised, a refused app is admitted at once; a file that no longer loads
+    /// keeps the limits in use; lowered again, the app is refused again. (`{}` is admitted as a `422`, refused as a
+    /// `429`: the limit is checked before the body.)
+    @Test func sighupReloadsTheRateLimits() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-hup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try Self.initialize(directory)
+        let config = directory.appendingPathComponent("gateway.json")
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any])
+        func limit(_ sendsPerSecond: Double, burst: Int, logLevel: String = "info") throws {
+            var json = original
+            json["rateLimits"] = ["apps": ["shop": ["sendsPerSecond": sendsPerSecond, "sendBurst": burst]]]
+            json["logLevel"] = logLevel
+            try JSONSerialization.data(withJSONObject: json).write(to: config)
+        }
+        try limit(0.001, burst: 1)
+        let serve = try Self.serve(directory, ["SEALEDPUSH_GATEWAY_DELIVERY": "off"])
+        defer { if serve.process.isRunning { serve.process.terminate() } }
+        let client = HTTPTestClient(port: try serve.ports(["listening on port "])[0])
+        func status() async throws -> Int {
+            try await client.send("POST", "/v1/apps/shop/notifications", key: key, body: Data("{}".utf8)).status
+        }
+        /// Sends until one answers `wanted` (a reload is asynchronous to the signal), at most 10 s.
+        func eventually(_ wanted: Int) async throws -> Bool {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if try await status() == wanted { return true }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return false
+        }
+        #expect(try await status() == 422)  // the one token (then `{}` names no recipient)
+        #expect(try await status() == 429)
+
+        try limit(1_000, burst: 1_000, logLevel: "debug")  // and a setting a reload does not apply
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await eventually(422), "the raised limit was not applied")
+
+        // A file that no longer loads: the limits in use stay.
+        var broken = original
+        broken["rateLimit"] = [:]  // misspelled: refused
+        try JSONSerialization.data(withJSONObject: broken).write(to: config)
+        kill(serve.process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        for _ in 0..<5 { #expect(try await status() == 422) }
+
+        try limit(0.001, burst: 1)
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await eventually(429), "the lowered limit was not applied")
+
+        try await serve.stop()
+        let logged = String(decoding: serve.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logged.components(separatedBy: "rate limits reloaded").count - 1 == 2, "\(logged)")
+        #expect(logged.contains("configuration reload failed") && logged.contains("unknown setting \"rateLimit\""))
+        #expect(logged.contains("changed settings that take a restart") && logged.contains("settings=logLevel"))
+    }
+
     @Test func serveAnswersAndExitsZeroOnSIGTERM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

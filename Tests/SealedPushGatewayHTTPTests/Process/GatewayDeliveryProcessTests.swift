@@ -145,8 +145,7 @@ struct GatewayDeliveryProcessTests {
             _ = try await GatewayProcess.start(config: setup.configPath, environment: setup.environment, logPath: secondLog)
         }
         let refusal = GatewayProcess.tail(secondLog)
-        #expect(refusal.contains("nodeInUse"), "\(refusal)")
-        #expect(refusal.contains("node id 'node-1' is in use"), "\(refusal)")
+        #expect(refusal.contains("Error: node id 'node-1' is in use by another process"), "\(refusal)")
         #expect(refusal.contains("pid \(first.process.processIdentifier)"), "\(refusal)")
         #expect(try await first.terminate() == 0)
         let second = try await GatewayProcess.start(
