@@ -118,6 +118,8 @@ public struct HookedGatewayStore: GatewayStore {
     public func recordReceipts(_ receipts: [ReceivedReceipt]) async throws -> [ReceiptRecording] { try await inner.recordReceipts(receipts) }
     public func queueDepth() async throws -> QueueDepth { try await inner.queueDepth() }
     public func node(id nodeID: String) async throws -> NodeInstance? { try await inner.node(id: nodeID) }
+    public func nodes() async throws -> [NodeInstance] { try await inner.nodes() }
+    public func queueSummary() async throws -> QueueSummary { try await inner.queueSummary() }
     public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {
         try await inner.takeOverNode(instance, replacing: previousBootID, now: now)
     }

@@ -10,7 +10,8 @@ struct GatewayCommand: AsyncParsableCommand {
         commandName: "sealed-push-gateway",
         abstract: "The SealedPush gateway: an end-to-end encrypted push service any backend can call over HTTP.",
         subcommands: [
-            InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self, BackupCommand.self, CheckCommand.self,
+            InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self, StatusCommand.self,
+            CheckCommand.self, BackupCommand.self,
         ])
 
     /// Names a mistyped command word (and the nearest command) before ArgumentParser, which would report the first

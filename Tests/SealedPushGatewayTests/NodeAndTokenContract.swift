@@ -18,6 +18,45 @@ enum NodeAndTokenContract {
     /// A node that starts again takes back, at once, every lease an earlier incarnation of its node id held (its
     /// own boot ids and the bare node id of older gateways), and nobody else's; the record is compare-and-set, so
     /// of two starts replacing the same incarnation only one wins, and the loser's heartbeat says so.
+    /// What `sealed-push-gateway status` reads: every node record, each app's open jobs with the oldest queued one's
+    /// due time, and the claimed jobs per lease owner — counted here from what the test put in.
+    static func nodesAndQueueSummary(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            #expect(try await store.nodes().isEmpty)
+            #expect(try await store.queueSummary() == QueueSummary(apps: [], leases: [:]))
+            let b = instance("node-b", boot: "b1", pid: 7)
+            let a = instance("node-a", boot: "a1")
+            #expect(try await store.takeOverNode(b, replacing: nil, now: now) == 0)
+            #expect(try await store.takeOverNode(a, replacing: nil, now: now) == 0)
+            #expect(try await store.nodes() == [a, b])
+
+            let alpha = try await StoreFixtures.register(["a1", "a2", "a3", "a4", "a5"], in: "alpha", store)
+            let beta = try await StoreFixtures.register(["b1", "b2"], in: "beta", store)
+            _ = try await store.enqueue(fixtures.notification(appID: "alpha", to: alpha))  // due at `now`
+            let lease = Duration.seconds(90)
+            let byA = try await store.claim(owner: a.leaseOwner, limit: 2, leaseDuration: lease, now: now)
+            let byB = try await store.claim(owner: b.leaseOwner, limit: 1, leaseDuration: lease, now: now)
+            #expect(byA.count == 2 && byB.count == 1)
+            _ = try await store.enqueue(fixtures.notification(appID: "beta", to: beta))
+            let summary = try await store.queueSummary()
+            #expect(summary.leases == [a.leaseOwner: 2, b.leaseOwner: 1])
+            #expect(summary.apps.map(\.appID) == ["alpha", "beta"])
+            #expect(summary.apps.first == QueueSummary.App(appID: "alpha", queued: 2, claimed: 3, oldestQueuedDue: now))
+            #expect(summary.apps.last?.queued == 2 && summary.apps.last?.claimed == 0)
+            // An app with every job ended is not listed; one with only claimed jobs has no oldest queued one.
+            for job in byA { _ = try await store.finish(jobID: job.id, owner: a.leaseOwner, outcome: .sent(apnsID: "x"), now: now) }
+            for job in byB { _ = try await store.finish(jobID: job.id, owner: b.leaseOwner, outcome: .sent(apnsID: "x"), now: now) }
+            let left = try await store.claim(owner: a.leaseOwner, limit: 10, leaseDuration: lease, now: now)
+            #expect(left.count == 4)
+            let claimedOnly = try await store.queueSummary()
+            #expect(claimedOnly.apps == [
+                QueueSummary.App(appID: "alpha", queued: 0, claimed: 2, oldestQueuedDue: nil),
+                QueueSummary.App(appID: "beta", queued: 0, claimed: 2, oldestQueuedDue: nil),
+            ])
+            #expect(claimedOnly.leases == [a.leaseOwner: 4])
+        }
+    }
+
     static func restartTakesBackItsLeases(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
             #expect(try await store.node(id: "gw") == nil)

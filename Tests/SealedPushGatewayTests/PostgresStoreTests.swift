@@ -36,6 +36,7 @@ struct PostgresStoreTests {
     @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(PostgresHarness()) }
     @Test func purgeExpiredKeepsTheRest() async throws { try await StoreContract.purgeExpiredKeepsTheRest(PostgresHarness()) }
     @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(PostgresHarness()) }
+    @Test func nodesAndQueueSummary() async throws { try await NodeAndTokenContract.nodesAndQueueSummary(PostgresHarness()) }
     @Test func restartTakesBackItsLeases() async throws { try await NodeAndTokenContract.restartTakesBackItsLeases(PostgresHarness()) }
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(PostgresHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(PostgresHarness()) }

@@ -30,6 +30,7 @@ struct SQLiteStoreTests {
     @Test func markUnregisteredAndExpiry() async throws { try await StoreContract.markUnregisteredAndExpiry(SQLiteHarness()) }
     @Test func purgeExpiredKeepsTheRest() async throws { try await StoreContract.purgeExpiredKeepsTheRest(SQLiteHarness()) }
     @Test func plaintextNeverStored() async throws { try await StoreContract.plaintextNeverStored(SQLiteHarness()) }
+    @Test func nodesAndQueueSummary() async throws { try await NodeAndTokenContract.nodesAndQueueSummary(SQLiteHarness()) }
     @Test func restartTakesBackItsLeases() async throws { try await NodeAndTokenContract.restartTakesBackItsLeases(SQLiteHarness()) }
     @Test func requestsAndTransientReason() async throws { try await NodeAndTokenContract.requestsAndTransientReason(SQLiteHarness()) }
     @Test func tokenBelongsToOneDevice() async throws { try await NodeAndTokenContract.tokenBelongsToOneDevice(SQLiteHarness()) }

@@ -1245,6 +1245,30 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func queueSummary() async throws -> QueueSummary {
+        try await run("reading the queue by app") { connection, logger in
+            var apps: [QueueSummary.App] = []
+            let rows = try await connection.query(
+                """
+                SELECT app_id, COUNT(*) FILTER (WHERE state = 'queued'), COUNT(*) FILTER (WHERE state = 'claimed'),
+                    MIN(not_before) FILTER (WHERE state = 'queued')
+                FROM jobs WHERE state IN ('queued', 'claimed') GROUP BY app_id ORDER BY app_id
+                """, logger: logger)
+            for try await (appID, queued, claimed, oldest) in rows.decode((String, Int, Int, Int64?).self) {
+                apps.append(
+                    QueueSummary.App(appID: appID, queued: queued, claimed: claimed, oldestQueuedDue: oldest.map(Millis.date)))
+            }
+            var leases: [String: Int] = [:]
+            let owners = try await connection.query(
+                """
+                SELECT lease_owner, COUNT(*) FROM jobs
+                WHERE state = 'claimed' AND lease_owner IS NOT NULL GROUP BY lease_owner
+                """, logger: logger)
+            for try await (owner, jobs) in owners.decode((String, Int).self) { leases[owner] = jobs }
+            return QueueSummary(apps: apps, leases: leases)
+        }
+    }
+
     // MARK: Nodes
 
     public func node(id nodeID: String) async throws -> NodeInstance? {
@@ -1254,15 +1278,32 @@ public final class PostgresGatewayStore: GatewayStore {
                 SELECT node_id, boot_id, host, machine_boot_id, pid, process_start, started_at, heartbeat_at
                 FROM nodes WHERE node_id = \(nodeID)
                 """, logger: logger)
-            for try await (id, bootID, host, machineBootID, pid, processStart, startedAt, heartbeatAt) in rows.decode(
-                (String, String, String, String, Int64, Int64, Int64, Int64).self)
-            {
-                return NodeInstance(
-                    nodeID: id, bootID: bootID, host: host, machineBootID: machineBootID, pid: Int(pid),
-                    processStart: processStart, startedAt: Millis.date(startedAt), heartbeatAt: Millis.date(heartbeatAt))
-            }
-            return nil
+            return try await Self.nodes(rows).first
         }
+    }
+
+    public func nodes() async throws -> [NodeInstance] {
+        try await run("reading the nodes") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT node_id, boot_id, host, machine_boot_id, pid, process_start, started_at, heartbeat_at
+                FROM nodes ORDER BY node_id
+                """, logger: logger)
+            return try await Self.nodes(rows)
+        }
+    }
+
+    private static func nodes(_ rows: PostgresRowSequence) async throws -> [NodeInstance] {
+        var nodes: [NodeInstance] = []
+        for try await (id, bootID, host, machineBootID, pid, processStart, startedAt, heartbeatAt) in rows.decode(
+            (String, String, String, String, Int64, Int64, Int64, Int64).self)
+        {
+            nodes.append(
+                NodeInstance(
+                    nodeID: id, bootID: bootID, host: host, machineBootID: machineBootID, pid: Int(pid),
+                    processStart: processStart, startedAt: Millis.date(startedAt), heartbeatAt: Millis.date(heartbeatAt)))
+        }
+        return nodes
     }
 
     public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {

@@ -953,17 +953,54 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func queueSummary() async throws -> QueueSummary {
+        try await read("reading the queue by app") { db in
+            // Both walk the open jobs only (`jobs_app_due` and `jobs_device` are partial indexes of them).
+            let apps = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT app_id, SUM(state = 'queued') AS queued, SUM(state = 'claimed') AS claimed,
+                        MIN(CASE WHEN state = 'queued' THEN not_before END) AS oldest
+                    FROM jobs WHERE state IN ('queued', 'claimed') GROUP BY app_id ORDER BY app_id
+                    """
+            ).map { row in
+                QueueSummary.App(
+                    appID: row["app_id"], queued: row["queued"], claimed: row["claimed"],
+                    oldestQueuedDue: (row["oldest"] as Int64?).map(Millis.date))
+            }
+            var leases: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT lease_owner, COUNT(*) AS jobs FROM jobs
+                    WHERE state = 'claimed' AND lease_owner IS NOT NULL GROUP BY lease_owner
+                    """)
+            {
+                leases[row["lease_owner"]] = row["jobs"]
+            }
+            return QueueSummary(apps: apps, leases: leases)
+        }
+    }
+
     // MARK: Nodes
 
     public func node(id nodeID: String) async throws -> NodeInstance? {
         try await read("reading node '\(nodeID)'") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM nodes WHERE node_id = ?", arguments: [nodeID]).map { row in
-                NodeInstance(
-                    nodeID: row["node_id"], bootID: row["boot_id"], host: row["host"],
-                    machineBootID: row["machine_boot_id"], pid: row["pid"], processStart: row["process_start"],
-                    startedAt: Millis.date(row["started_at"]), heartbeatAt: Millis.date(row["heartbeat_at"]))
-            }
+            try Row.fetchOne(db, sql: "SELECT * FROM nodes WHERE node_id = ?", arguments: [nodeID]).map(Self.node)
         }
+    }
+
+    public func nodes() async throws -> [NodeInstance] {
+        try await read("reading the nodes") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM nodes ORDER BY node_id").map(Self.node)
+        }
+    }
+
+    private static func node(_ row: Row) -> NodeInstance {
+        NodeInstance(
+            nodeID: row["node_id"], bootID: row["boot_id"], host: row["host"], machineBootID: row["machine_boot_id"],
+            pid: row["pid"], processStart: row["process_start"], startedAt: Millis.date(row["started_at"]),
+            heartbeatAt: Millis.date(row["heartbeat_at"]))
     }
 
     public func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int? {

@@ -206,10 +206,16 @@ public protocol GatewayStore: Sendable {
     /// Outstanding jobs of every app.
     func queueDepth() async throws -> QueueDepth
 
+    /// Outstanding jobs per app (with the oldest queued one's due time) and the leases each process holds.
+    func queueSummary() async throws -> QueueSummary
+
     // MARK: Nodes
 
     /// The instance recorded for a node id (the running one, or one that stopped without ``releaseNode(_:)``).
     func node(id nodeID: String) async throws -> NodeInstance?
+
+    /// Every node record (running processes, and ones that stopped without ``releaseNode(_:)``), by node id.
+    func nodes() async throws -> [NodeInstance]
 
     /// Records `instance` as its node id's running incarnation — only while the record still names
     /// `previousBootID` (nil: no record), so two starts cannot both win — and makes every job leased by another

@@ -32,6 +32,9 @@ import Darwin
 ///   "heartbeatSeconds": 2,
 ///   "nodeStaleSeconds": 10,
 ///   "appRefreshSeconds": 30,
+///   "retryAttempts": 8,
+///   "retryInitialSeconds": 5,
+///   "retryMaxSeconds": 300,
 ///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
 /// }
 /// ```
@@ -101,6 +104,14 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     /// How long delivery keeps an app's record before reading it again (default 30 s; 0...3600): an operator's
     /// change of APNs or FCM credentials (`app set-apns`, `app set-fcm`) reaches running nodes within it, no restart.
     public var appRefreshSeconds: Double
+    /// How many times a job is tried when each try fails transiently (429, 500, 503, a lost connection, a timeout)
+    /// once the client's own quick retries are spent, before it ends `failed` (default 8; 1...100).
+    public var retryAttempts: Int
+    /// How long a job put back waits before its first retry (default 5 s; 0.1...3600); each further retry waits twice
+    /// as long as the one before, up to ``retryMaxSeconds``, each wait drawn between half and all of it.
+    public var retryInitialSeconds: Double
+    /// The longest wait between two tries of a job (default 300 s; at least ``retryInitialSeconds``, at most 86400).
+    public var retryMaxSeconds: Double
     /// The unregistered-device webhook, if any.
     public var webhook: Webhook?
 
@@ -130,6 +141,9 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         heartbeatSeconds = 2
         nodeStaleSeconds = 10
         appRefreshSeconds = 30
+        retryAttempts = 8
+        retryInitialSeconds = 5
+        retryMaxSeconds = 300
         webhook = nil
     }
 
@@ -137,7 +151,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, fcmURL, fcmTrustFile, maxConnections
         case maxConcurrentSends
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
-        case heartbeatSeconds, nodeStaleSeconds, appRefreshSeconds
+        case heartbeatSeconds, nodeStaleSeconds, appRefreshSeconds, retryAttempts, retryInitialSeconds, retryMaxSeconds
     }
 
     /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -174,6 +188,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
             try container.decodeIfPresent(Double.self, forKey: .nodeStaleSeconds) ?? defaults.nodeStaleSeconds
         appRefreshSeconds =
             try container.decodeIfPresent(Double.self, forKey: .appRefreshSeconds) ?? defaults.appRefreshSeconds
+        retryAttempts = try container.decodeIfPresent(Int.self, forKey: .retryAttempts) ?? defaults.retryAttempts
+        retryInitialSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .retryInitialSeconds) ?? defaults.retryInitialSeconds
+        retryMaxSeconds = try container.decodeIfPresent(Double.self, forKey: .retryMaxSeconds) ?? defaults.retryMaxSeconds
     }
 
     /// Applies the environment's overrides.
@@ -288,6 +306,17 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                     + "are honoured 24 hours), got \(retentionSeconds)")
         }
         configuration.retention = retentionSeconds == 0 ? nil : .seconds(retentionSeconds)
+        guard (1...100).contains(retryAttempts) else {
+            throw GatewayConfigurationError("delivery.retryAttempts must be 1...100 (got \(retryAttempts))")
+        }
+        let initial = try seconds(retryInitialSeconds, "retryInitialSeconds", 0.1...3600)
+        let longest = try seconds(retryMaxSeconds, "retryMaxSeconds", 0.1...86_400)
+        guard longest >= initial else {
+            throw GatewayConfigurationError(
+                "delivery.retryMaxSeconds (\(retryMaxSeconds)) must be at least delivery.retryInitialSeconds "
+                    + "(\(retryInitialSeconds))")
+        }
+        configuration.jobRetry = APNsRetryPolicy(maxAttempts: retryAttempts, initialBackoff: initial, maxBackoff: longest)
         if let trustRootsFile, readingSecrets {
             guard FileManager.default.isReadableFile(atPath: trustRootsFile) else {
                 throw GatewayConfigurationError("delivery.trustRootsFile \(trustRootsFile) cannot be read")

@@ -52,6 +52,7 @@ struct GatewayDeliverySettingsTests {
         #expect(delivery.webhook == nil)
         #expect(delivery.retention == .seconds(7 * 86_400))
         #expect(delivery.nodeHeartbeatInterval == .seconds(2) && delivery.nodeStaleAfter == .seconds(10))
+        #expect(delivery.jobRetry == APNsRetryPolicy(maxAttempts: 8, initialBackoff: .seconds(5), maxBackoff: .seconds(300)))
         let keepAll = try GatewayConfiguration.load(
             path: try write(#"{"database":"sqlite:gw.sqlite","delivery":{"retentionSeconds":0}}"#), environment: [:])
         #expect(try keepAll.deliveryConfiguration()?.retention == nil)
@@ -61,7 +62,7 @@ struct GatewayDeliverySettingsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try secret("0123456789abcdef0123\n", mode: 0o600)
         let path = try write(
-            #"{"database":"sqlite:gw.sqlite","delivery":{"nodeId":"gw-a","productionURL":"https://apns.example:8443","trustRootsFile":"roots.pem","maxConnections":3,"maxConcurrentSends":8,"apnsDeadlineSeconds":5,"leaseSeconds":15.5,"heartbeatSeconds":0.5,"nodeStaleSeconds":3,"webhook":{"url":"https://hooks.example/sp","secretFile":"webhook.secret"}}}"#)
+            #"{"database":"sqlite:gw.sqlite","delivery":{"nodeId":"gw-a","productionURL":"https://apns.example:8443","trustRootsFile":"roots.pem","maxConnections":3,"maxConcurrentSends":8,"apnsDeadlineSeconds":5,"leaseSeconds":15.5,"heartbeatSeconds":0.5,"nodeStaleSeconds":3,"retryAttempts":12,"retryInitialSeconds":0.5,"retryMaxSeconds":20,"webhook":{"url":"https://hooks.example/sp","secretFile":"webhook.secret"}}}"#)
         try Data("pem".utf8).write(to: directory.appendingPathComponent("roots.pem"))
         let fromFile = try #require(try GatewayConfiguration.load(path: path, environment: [:]).deliveryConfiguration())
         #expect(fromFile.nodeID == "gw-a")
@@ -72,6 +73,7 @@ struct GatewayDeliverySettingsTests {
         #expect(fromFile.client.deadline == .seconds(5))
         #expect(fromFile.leaseDuration == .milliseconds(15_500))
         #expect(fromFile.nodeHeartbeatInterval == .milliseconds(500) && fromFile.nodeStaleAfter == .seconds(3))
+        #expect(fromFile.jobRetry == APNsRetryPolicy(maxAttempts: 12, initialBackoff: .milliseconds(500), maxBackoff: .seconds(20)))
         #expect(fromFile.webhook?.url.absoluteString == "https://hooks.example/sp")
         // The secret is the file's bytes without the final newline: the signature a receiver computes with it.
         let expected = try UnregisteredWebhookConfiguration(
@@ -103,6 +105,10 @@ struct GatewayDeliverySettingsTests {
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSeconds":0}}"#).contains("delivery.heartbeatSeconds"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSeconds":5,"nodeStaleSeconds":9}}"#).contains("delivery.nodeStaleSeconds"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"heartbeatSecond":5}}"#).contains("\"delivery.heartbeatSeconds\""))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retryAttempts":0}}"#).contains("delivery.retryAttempts"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retryInitialSeconds":0}}"#).contains("delivery.retryInitialSeconds"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"retryInitialSeconds":10,"retryMaxSeconds":5}}"#)
+            .contains("delivery.retryMaxSeconds (5.0) must be at least delivery.retryInitialSeconds (10.0)"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"http://fcm.example"}}"#).contains("delivery.fcmURL"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmURL":"https://fcm.example/v1"}}"#).contains("delivery.fcmURL"))
         #expect(try refusal(#"{"database":"sqlite:x","delivery":{"fcmTrustFile":"/nonexistent.pem"}}"#).contains("delivery.fcmTrustFile"))

@@ -371,6 +371,36 @@ struct GatewayExecutableTests {
         }
     }
 
+    /// `status` on the real binary, each store: nothing running yet, then a live node (this test's own process, with
+    /// a fresh heartbeat) and a stale one (a heartbeat an hour old), as text and JSON.
+    @Test(arguments: Backend.available)
+    func statusListsNodesAndJobs(_ backend: Backend) async throws {
+        try await Self.withInitializedGateway(backend) { config, _, store in
+            let empty = try Self.run(["status", "--config", config])
+            #expect(empty.status == 0, "\(empty.stderr)")
+            #expect(empty.stdout == "nodes: none (no serve with delivery on has started)\njobs: none queued or claimed\n")
+
+            let now = Date()
+            let live = NodeInstance.current(nodeID: "gw-live", now: now)
+            var old = NodeInstance.current(nodeID: "gw-old", now: now.addingTimeInterval(-3_600))
+            old.host = "elsewhere"  // not this machine: only its heartbeat's age decides
+            _ = try await store.takeOverNode(live, replacing: nil, now: now)
+            _ = try await store.takeOverNode(old, replacing: nil, now: now.addingTimeInterval(-3_600))
+            let text = try Self.run(["status", "--config", config])
+            #expect(text.status == 0, "\(text.stderr)")
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "nodes:")
+            #expect(lines.contains { $0.hasPrefix("  gw-live  live   pid \(live.pid) on ") && $0.hasSuffix(", 0 jobs leased") }, "\(text.stdout)")
+            #expect(lines.contains { $0.hasPrefix("  gw-old  stale  pid \(old.pid) on elsewhere") && $0.contains("heartbeat 60 min ago") }, "\(text.stdout)")
+            let json = try Self.run(["status", "--config", config, "--json"])
+            let status = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let nodes = try #require(status["nodes"] as? [[String: Any]])
+            #expect(nodes.compactMap { $0["nodeId"] as? String } == ["gw-live", "gw-old"])
+            #expect(nodes.compactMap { $0["live"] as? Bool } == [true, false])
+            #expect((status["apps"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     /// `check` reports what `serve` would need, line by line, and changes nothing: the database file's bytes are the
     /// same after it; a key file others can read is a warning, a broken one, a newer schema or an unreachable
     /// database a failure (status 1).

@@ -150,8 +150,11 @@ struct TwoPlatformKillTests {
         ])
         let (setup, fcm, environment) = try await Self.startBothEmulators(fcmFaults: faults)
         defer { setup.removeFiles(); Task { await setup.stop(); await fcm.stop() } }
+        // Job retries every 1-5 s, up to 20 tries: with 5 s doubling to 5 min, a job that drew four faults in a row
+        // was next tried after the 180 s this test waits (one of 1,000 did so in a CI run).
         try setup.setDelivery([
             "apnsDeadlineSeconds": 5, "requestTimeoutSeconds": 5, "leaseSeconds": 15, "maxConcurrentSends": 32,
+            "retryInitialSeconds": 1, "retryMaxSeconds": 5, "retryAttempts": 20,
         ])
         let logPath = setup.directory.appendingPathComponent("serve.log").path
         let gateway = try await GatewayProcess.start(config: setup.configPath, environment: environment, logPath: logPath)
