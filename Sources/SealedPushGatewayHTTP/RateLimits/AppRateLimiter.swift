@@ -34,26 +34,20 @@ final class AppRateLimiter: @unchecked Sendable {
         lock.withLock { self.limits = limits }
     }
 
-    private func limit(for appID: String) -> RateLimits.Limit {
-        lock.withLock { limits.limit(for: appID) }
-    }
-
     /// Takes one send from the app's sends bucket.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitSend(appID: String) -> Int? {
-        let limit = limit(for: appID)
-        guard let rate = limit.sendsPerSecond else { return nil }
-        return take(1, key: "s:" + appID, rate: rate, burst: Double(limit.sendBurst ?? max(1, Int(rate))), allowDebt: false)
+        take(1, appID: appID, key: "s:" + appID, allowDebt: false) { limit in
+            limit.sendsPerSecond.map { ($0, Double(limit.sendBurst ?? max(1, Int($0)))) }
+        }
     }
 
     /// Takes `count` devices from the app's devices bucket.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitDevices(appID: String, count: Int) -> Int? {
-        let limit = limit(for: appID)
-        guard let rate = limit.devicesPerSecond else { return nil }
-        return take(
-            Double(count), key: "d:" + appID, rate: rate, burst: Double(limit.deviceBurst ?? max(1, Int(rate))),
-            allowDebt: true)
+        take(Double(count), appID: appID, key: "d:" + appID, allowDebt: true) { limit in
+            limit.devicesPerSecond.map { ($0, Double(limit.deviceBurst ?? max(1, Int($0)))) }
+        }
     }
 
     /// When a new key would pass this many buckets, the ones that have refilled (they hold nothing a new one would
@@ -63,15 +57,21 @@ final class AppRateLimiter: @unchecked Sendable {
     /// Takes one receipt from the bucket of one device key of an app.
     /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
     func admitReceipt(appID: String, keyID: String) -> Int? {
-        let limit = limit(for: appID)
-        let rate = limit.receiptsPerSecondPerDevice ?? RateLimits.Limit.defaultReceiptsPerSecondPerDevice
-        let burst = Double(limit.receiptBurstPerDevice ?? RateLimits.Limit.defaultReceiptBurstPerDevice)
-        return take(1, key: "r:" + appID + "/" + keyID, rate: rate, burst: burst, allowDebt: false)
+        take(1, appID: appID, key: "r:" + appID + "/" + keyID, allowDebt: false) { limit in
+            (limit.receiptsPerSecondPerDevice ?? RateLimits.Limit.defaultReceiptsPerSecondPerDevice,
+             Double(limit.receiptBurstPerDevice ?? RateLimits.Limit.defaultReceiptBurstPerDevice))
+        }
     }
 
-    private func take(_ count: Double, key: String, rate: Double, burst: Double, allowDebt: Bool) -> Int? {
+    /// Reads the app's limit and takes from its bucket under one lock (the limits change on `SIGHUP`).
+    /// - Parameter bucketOf: The rate and burst of this bucket under the app's limit, or nil when it has none.
+    private func take(
+        _ count: Double, appID: String, key: String, allowDebt: Bool,
+        bucketOf: (RateLimits.Limit) -> (rate: Double, burst: Double)?
+    ) -> Int? {
         let instant = now()
         return lock.withLock { () -> Int? in
+            guard let (rate, burst) = bucketOf(limits.limit(for: appID)) else { return nil }
             if buckets[key] == nil, buckets.count >= Self.maxBuckets { prune(at: instant) }
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: instant, rate: rate, burst: burst)
             let elapsed = bucket.updated.duration(to: instant)

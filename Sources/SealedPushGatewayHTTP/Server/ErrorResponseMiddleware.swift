@@ -23,20 +23,18 @@ struct ErrorResponseMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as GatewayAPIError {
             return error.response
-        } catch let error as any HTTPResponseError where error.status == .notFound {
-            return GatewayAPIError.notFound(notFound).response
         } catch let error as any HTTPResponseError {
-            return Self.apiError(error.status).response
+            return Self.apiError(error.status, notFound: notFound).response
         } catch {
             return GatewayAPIError.unavailable.response
         }
     }
 
-    /// The contract's error for a status Hummingbird answered on its own.
-    static func apiError(_ status: HTTPResponse.Status) -> GatewayAPIError {
+    /// The contract's error for a status Hummingbird answered on its own; `notFound` is what a `404` says.
+    static func apiError(_ status: HTTPResponse.Status, notFound: String = apiPaths) -> GatewayAPIError {
         switch status.code {
         case 404:
-            return .notFound(apiPaths)
+            return .notFound(notFound)
         case 413:
             return GatewayAPIError(.contentTooLarge, "requestTooLarge", "the request body is over the gateway's limit")
         case 500...:
