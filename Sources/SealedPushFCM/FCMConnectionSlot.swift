@@ -2,7 +2,8 @@ import NIOCore
 import NIOSSL
 import SealedPushCore
 
-/// One reused HTTP/2 connection to one endpoint: made on first use, remade (one attempt in flight) when it closed.
+/// One reused HTTP/2 connection to one endpoint: made on first use, remade (one attempt in flight) when it closed or
+/// the server sent GOAWAY on it.
 actor FCMConnectionSlot {
     let endpoint: FCMEndpoint
     private let sslContext: NIOSSLContext
@@ -27,7 +28,7 @@ actor FCMConnectionSlot {
 
     /// The live connection, connecting if there is none.
     func get() async throws -> FCMHTTP2Connection {
-        if let connection, connection.isActive { return connection }
+        if let connection, connection.isUsable { return connection }
         if let connecting { return try await connecting.value }
         let task = Task { [endpoint, sslContext, group, connectTimeout] in
             try await FCMHTTP2Connection.connect(

@@ -25,18 +25,28 @@ enum FCMAttemptOutcome: Sendable {
 }
 
 /// One TLS + HTTP/2 connection (ALPN `h2`) to one endpoint, shared by concurrent requests (one stream each).
+///
+/// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed
+/// out resets its stream. After the server's GOAWAY the connection takes no new requests (``isUsable`` is false, so
+/// the slot makes a new one) and closes once its last stream ends.
 final class FCMHTTP2Connection: @unchecked Sendable {
     let channel: Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let streams: FCMConnectionStreams
     let authority: String
 
-    private init(channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, authority: String) {
+    private init(
+        channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, streams: FCMConnectionStreams,
+        authority: String
+    ) {
         self.channel = channel
         self.multiplexer = multiplexer
+        self.streams = streams
         self.authority = authority
     }
 
-    var isActive: Bool { channel.isActive }
+    /// Open, and no GOAWAY from the server: new requests may use it.
+    var isUsable: Bool { channel.isActive && !streams.isGoingAway }
 
     static func connect(
         endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration
@@ -46,6 +56,7 @@ final class FCMHTTP2Connection: @unchecked Sendable {
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let streams = FCMConnectionStreams()
         let (channel, multiplexer) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
@@ -60,10 +71,12 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 let multiplexer = try sync.configureHTTP2Pipeline(
                     mode: .client, connectionConfiguration: connection, streamConfiguration: .init()
                 ) { stream in stream.close() }
+                try sync.addHandler(FCMGoAwayHandler(streams: streams))
                 return (channel, multiplexer)
             }
         }
-        return FCMHTTP2Connection(channel: channel, multiplexer: multiplexer, authority: endpoint.authority)
+        return FCMHTTP2Connection(
+            channel: channel, multiplexer: multiplexer, streams: streams, authority: endpoint.authority)
     }
 
     /// Sends one request on a new stream and waits for the whole answer, at most `timeout`.
@@ -83,10 +96,20 @@ final class FCMHTTP2Connection: @unchecked Sendable {
         let multiplexer = self.multiplexer
         let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
         let requestHeaders = headers
+        let streams = self.streams
+        let channel = self.channel
         loop.execute {
-            guard self.channel.isActive else {
+            guard channel.isActive else {
                 handler.finish(.lost("the connection is closed"))
                 return
+            }
+            guard !streams.isGoingAway else {
+                handler.finish(.lost("the server sent GOAWAY on this connection"))
+                return
+            }
+            streams.opened()
+            promise.futureResult.whenComplete { _ in
+                if streams.ended() { channel.close(promise: nil) }  // the last stream after a GOAWAY
             }
             let timer = loop.scheduleTask(in: timeAmount) { handler.finish(.timedOut) }
             promise.futureResult.whenComplete { _ in timer.cancel() }
@@ -97,7 +120,12 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 case .failure(let error):
                     handler.finish(.lost("stream not opened: \(error)"))
                 case .success(let stream):
-                    promise.futureResult.whenComplete { _ in stream.close(promise: nil) }
+                    promise.futureResult.whenComplete { result in
+                        // A timed-out request resets its stream (RST_STREAM CANCEL). One that was answered is not
+                        // reset: both sides ended it, and a reset of a closed stream counts against the connection
+                        // at servers that defend against HTTP/2 rapid reset (they end it with GOAWAY).
+                        if case .success(.timedOut) = result { stream.close(promise: nil) }
+                    }
                     var buffer = stream.allocator.buffer(capacity: body.count)
                     buffer.writeBytes(body)
                     stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: false)), promise: nil)

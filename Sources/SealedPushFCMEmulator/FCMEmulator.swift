@@ -101,11 +101,13 @@ public final class FCMEmulator: @unchecked Sendable {
         ]
         connectionConfiguration.maximumConnectionGlitches = 100_000
         var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
-        streamConfiguration.streamResetFrameRateLimit.maximumCount = 100_000
+        streamConfiguration.streamResetFrameRateLimit.maximumCount = configuration.maximumStreamResets
+        streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(30)
         streamConfiguration.streamErrorRateLimit.maximumCount = 100_000
         let core = self.core
         let http2Connection = connectionConfiguration
         let http2Stream = streamConfiguration
+        let streamsPerConnection = configuration.streamsPerConnection
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let bootstrap = ServerBootstrap(group: group)
@@ -113,7 +115,9 @@ public final class FCMEmulator: @unchecked Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                core.recorder.countConnection()
+                let rotation = FCMConnectionRotation(streamsPerConnection: streamsPerConnection)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                 }.flatMap {
                     channel.configureCommonHTTPServerPipeline(
@@ -124,6 +128,7 @@ public final class FCMEmulator: @unchecked Sendable {
                         child.eventLoop.makeCompletedFuture {
                             try child.pipeline.syncOperations.addHandler(
                                 FCMEmulatorHandler(core: core, isHTTP2Stream: child.parent?.parent != nil))
+                            rotation.streamOpened(child)
                         }
                     }
                 }

@@ -59,6 +59,14 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var maximumAccessTokens: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS announced to HTTP/2 clients.
     public var maxConcurrentStreams: Int
+    /// After this many streams on one HTTP/2 connection, the emulator sends GOAWAY (`NO_ERROR`, the last stream
+    /// id that one) and keeps the connection open, as Google's front ends rotate connections: later streams on it
+    /// are refused, and a client must open a new connection. nil (the default): no limit.
+    public var streamsPerConnection: Int?
+    /// The `RST_STREAM` frames a client may send on one connection within 30 s before the emulator ends the
+    /// connection with GOAWAY `ENHANCE_YOUR_CALM` (default 100,000), as servers defending against HTTP/2 rapid reset
+    /// (CVE-2023-44487) do.
+    public var maximumStreamResets: Int
     /// Event-loop threads.
     public var threads: Int
     /// The emulator's clock.
@@ -85,6 +93,8 @@ public struct FCMEmulatorConfiguration: Sendable {
         self.trackedEnvelopes = 100_000
         self.maximumAccessTokens = 100_000
         self.maxConcurrentStreams = 1000
+        self.streamsPerConnection = nil
+        self.maximumStreamResets = 100_000
         self.threads = 1
         self.clock = { Date() }
     }

@@ -20,6 +20,7 @@ public final class FCMEmulatorRecorder: @unchecked Sendable {
     private var faults: [String: Int] = [:]
     private var tokensIssued = 0
     private var tokenRequests = 0
+    private var connections = 0
     private let recordDirectory: String?
     private var written = 0
 
@@ -73,8 +74,11 @@ public final class FCMEmulatorRecorder: @unchecked Sendable {
     public var accessTokensIssued: Int { lock.withLock { tokensIssued } }
     /// Token endpoint requests (granted or not).
     public var tokenRequestCount: Int { lock.withLock { tokenRequests } }
+    /// TCP connections accepted.
+    public var connectionsAccepted: Int { lock.withLock { connections } }
 
     func countRequest() { lock.withLock { requests += 1 } }
+    func countConnection() { lock.withLock { connections += 1 } }
     func countTokenRequest(granted: Bool) {
         lock.withLock {
             tokenRequests += 1

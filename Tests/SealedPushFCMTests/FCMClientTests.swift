@@ -141,6 +141,72 @@ import Testing
         await fixture.stop()
     }
 
+    /// Regression (found by `PLATFORM=fcm scripts/gateway-load.sh`): the client reset every answered stream, and a
+    /// server that limits a connection's resets (HTTP/2 rapid reset's defence; the emulator's 100,000 in 30 s)
+    /// ended the connection with GOAWAY after 100,000 sends — here after 20.
+    @Test func answeredStreamsAreNotResetSoTheConnectionLasts() async throws {
+        let fixture = try await FCMTestFixture.start { $0.maximumStreamResets = 20 }
+        let client = try fixture.client()
+        var failures: [String] = []
+        for _ in 0..<60 {
+            let result = await client.send(FCMTestFixture.message())
+            if !result.isSuccess || result.attempts != 1 {
+                failures.append("\(result.attempts) attempts, \(String(describing: result.failure))")
+                if failures.count == 3 { break }  // each waits out its retries
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.first ?? "")")
+        #expect(fixture.emulator.recorder.totalAccepted == 60)
+        #expect(await client.connectionsMade == 1)
+        #expect(fixture.emulator.recorder.connectionsAccepted == 1, "the token endpoint shares the sends' connection")
+        await client.shutdown()
+        await fixture.stop()
+    }
+
+    /// Regression: after the server's GOAWAY the client kept the connection (it was still open) and every later
+    /// send failed on it ("stream not opened") until the connection closed — the gateway's FCM delivery stalled.
+    @Test func aGoAwayMovesLaterSendsToANewConnection() async throws {
+        let fixture = try await FCMTestFixture.start { $0.streamsPerConnection = 10 }
+        let client = try fixture.client()
+        var failures: [String] = []
+        for index in 0..<35 {
+            let result = await client.send(FCMMessage(token: FCMTestFixture.token, envelope: [UInt8(index), 7], ttlSeconds: 60))
+            if !result.isSuccess || result.attempts != 1 {
+                failures.append("\(result.attempts) attempts, \(String(describing: result.failure))")
+                if failures.count == 3 { break }  // each waits out its retries
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.first ?? "")")
+        #expect(await client.connectionsMade == 4, "10 sends a connection")
+        #expect(fixture.emulator.recorder.totalAccepted == 35 && fixture.emulator.recorder.duplicateAcceptances == 0)
+        await client.shutdown()
+        await fixture.stop()
+    }
+
+    /// Concurrent sends across GOAWAYs: the streams a GOAWAY refuses were not processed, so they are sent again on
+    /// the next connection — every message accepted exactly once.
+    @Test func concurrentSendsAcrossGoAwaysAreEachAcceptedOnce() async throws {
+        let fixture = try await FCMTestFixture.start { $0.streamsPerConnection = 60 }
+        let client = try fixture.client {
+            $0.requestTimeout = .seconds(60)
+            $0.retry = FCMRetryPolicy(maxAttempts: 10, maxTotal: .seconds(120), initialBackoff: .milliseconds(20))
+        }
+        let results = await withTaskGroup(of: FCMSendResult.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    await client.send(FCMMessage(token: FCMTestFixture.token, envelope: [UInt8(index & 0xFF), UInt8(index >> 8), 9], ttlSeconds: 60))
+                }
+            }
+            return await group.reduce(into: [FCMSendResult]()) { $0.append($1) }
+        }
+        let failed = results.filter { !$0.isSuccess }
+        #expect(failed.isEmpty, "\(failed.count) failed: \(String(describing: failed.first?.failure))")
+        #expect(fixture.emulator.recorder.totalAccepted == 200 && fixture.emulator.recorder.duplicateAcceptances == 0)
+        #expect(await client.connectionsMade >= 4, "at most 60 sends a connection")
+        await client.shutdown()
+        await fixture.stop()
+    }
+
     @Test func thirdPartyAuthErrorStopsTheAppsSends() async throws {
         let fixture = try await FCMTestFixture.start {
             $0.faults = EmulatorFaultPlan(script: [.status(401, reason: "THIRD_PARTY_AUTH_ERROR")])
