@@ -72,7 +72,6 @@ cd "$work"
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
 rig_lift_receipt_limit gw/gateway.json  # for the receipt round
-fcm_token() { printf 'bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1"; }
 if [ "$platform" = apns ]; then
     "${pin_delivery[@]}" "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
         --keep-total 0 >emulator.out 2>&1 &
@@ -100,19 +99,12 @@ port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
 api="http://127.0.0.1:$port/v1/apps/bench"
 
 # 1,000 devices (one key ring, distinct tokens), registered 8 at a time.
-"$S" device init --keyring phone >registration.json
-registration=$(cat registration.json)
+if [ "$platform" = apns ]; then
+    rig_register_apns_devices "$api" "$key" bench "$devices"
+else
+    rig_register_fcm_devices "$api" "$key" bench "$devices"
+fi
 device_public=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["publicKey"])' registration.json)
-export platform registration api key
-seq 1 "$devices" | xargs -P 8 -I{} bash -c '
-    if [ "$platform" = apns ]; then
-        fields=$(printf "\"apnsToken\":\"%064x\",\"environment\":\"sandbox\"" {})
-    else
-        fields=$(printf "\"platform\":\"fcm\",\"fcmToken\":\"bench%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k\"" {})
-    fi
-    curl -sS --fail-with-body -o /dev/null -X PUT "$api/devices/bench-{}" -H "Authorization: Bearer $key" \
-        -H "Content-Type: application/json" -d "{$fields,\"registration\":$registration}"
-'
 ids=$(seq 1 "$devices" | sed 's/.*/"bench-&"/' | paste -sd,)
 content='a notification of ordinary length for the benchmark, about as long as a chat message'
 printf '{"devices":[%s],"content":{"title":"Bench","body":"%s"},"ttl":3600}' "$ids" "$content" >send.json
@@ -204,7 +196,7 @@ if [ "$platform" = apns ]; then
         --count "$count" --concurrency 128 >bare.out 2>&1
 else
     "${pin_delivery[@]}" "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
-        --token "$(fcm_token 1)" --application-id com.example.bench --server-key bare-server.key \
+        --token "$(rig_fcm_token bench 1)" --application-id com.example.bench --server-key bare-server.key \
         --device-public "$device_public" --title Bench --body "$content" --count "$count" --concurrency 128 \
         >bare.out 2>&1
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gateway latency under load, release build (issue 17 §13): a real `sealed-push-gateway serve` (delivery on) and a
-# real `sealed-push emulator` on loopback, 1,000 devices registered over the API, and `wrk` (Debian's) posting sends
-# to one device each, as a backend sending chat messages would.
+# real `sealed-push emulator` (or, with PLATFORM=fcm, `sealed-push fcm-emulator`) on loopback, 1,000 devices registered
+# over the API, and `wrk` (Debian's) posting sends to one device each, as a backend sending chat messages would.
 #
 #   1. Capacity: `wrk -t2 -c32` for SECONDS, as fast as the gateway answers: sends accepted/s, POST p50/p99, then
 #      delivered/s (accepted ÷ time until the last was sent).
@@ -17,19 +17,24 @@
 #
 # Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
 # `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
-# lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`: 128, or SLOTS).
+# lost to a fault) at most the sends in flight (`delivery.maxConcurrentSends`: 128, or SLOTS). FCM names each message
+# it accepts anew, so there the FCM emulator's own counts decide: it accepted as many messages as there are `sent`
+# jobs plus the bare client's (none lost), and its duplicates (a message id, the envelope's, accepted again) are at
+# most the sends in flight.
 #
 #   bash scripts/gateway-load.sh [STORE] [SECONDS]
 #
 # STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
-# (FAULTS=0.05: 15 % of requests fail). RATE=N paces the second phase at N sends/s instead of half the capacity.
+# (FAULTS=0.05: 15 % of requests fail; with PLATFORM=fcm: 429, 500 and 503). RATE=N paces the second phase at N sends/s instead of half the capacity.
 # CONNECTIONS=N: phase 1 over N connections instead of 32 (more requests in flight for the group commits).
 # SLOTS=N: the gateway's `delivery.maxConcurrentSends` instead of 128 (a slot is held until the job's end is recorded,
 # so 128 slots keep fewer than 128 APNs requests in flight; the bare client keeps 128).
 # BINDIR=... uses binaries built elsewhere instead of building in release. NODES=2 runs two gateway processes on the
 # same database (node ids load-1 and load-2, each delivering) and one `wrk` per node with half the connections each:
 # accepted/s is their sum, POST p50 and p99 the larger of the two; CPU per send counts both processes.
+# PLATFORM=fcm: the devices are Android devices (FCM registration tokens), delivered to `sealed-push fcm-emulator`,
+# and the bare client is `sealed-push fcm-send` (sealing each, 128 in flight) to the same emulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${1:-sqlite}
@@ -37,6 +42,8 @@ seconds=${2:-10}
 faults=${FAULTS:-0}
 nodes=${NODES:-1}
 connections=${CONNECTIONS:-32}
+platform=${PLATFORM:-apns}
+case "$platform" in apns | fcm) ;; *) echo "gateway-load: PLATFORM is apns or fcm" >&2; exit 2 ;; esac
 case "$connections" in *[!0-9]* | "") echo "gateway-load: CONNECTIONS is a number" >&2; exit 2 ;; esac
 (( connections >= nodes )) || { echo "gateway-load: CONNECTIONS is at least NODES" >&2; exit 2; }
 case "$nodes" in 1 | 2) ;; *) echo "gateway-load: NODES is 1 or 2" >&2; exit 2 ;; esac
@@ -65,14 +72,26 @@ json.dump(config, open(sys.argv[1], "w"))
 config["delivery"]["nodeId"] = "load-2"
 json.dump(config, open(sys.argv[1].replace("gateway.json", "gateway-2.json"), "w"))
 PY
-"$S" emulator --auth-key AuthKey.p8 --key-id LOADKEY001 --team-id LOADTEAM01 --cert-out emulator.pem \
-    --keep-total 0 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" --fault-goaway "$faults" \
-    >emulator.out 2>&1 &
-emulator_pid=$!
-wait_for emulator.out "listening on"
-emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
-export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
-export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+if [ "$platform" = apns ]; then
+    "$S" emulator --auth-key AuthKey.p8 --key-id LOADKEY001 --team-id LOADTEAM01 --cert-out emulator.pem \
+        --keep-total 0 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" --fault-goaway "$faults" \
+        >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+    export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+else
+    "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project load \
+        --keep-total 0 --fault-429 "$faults" --fault-500 "$faults" --fault-503 "$faults" >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/^FCM emulator listening on 127.0.0.1:\([0-9]*\).*/\1/p' emulator.out)
+    "$G" app set-fcm --config gw/gateway.json --app-id load --service-account account.json \
+        --android-app-id com.example.load >/dev/null
+    export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
+fi
 start_serve() {  # CONFIG OUT [VAR=VALUE...]: a `serve` on a free loopback port; sets served_pid and served_port
     local config=$1 out=$2
     shift 2
@@ -92,7 +111,11 @@ if [ "$nodes" = 2 ]; then
     apis+=("http://127.0.0.1:$served_port/v1/apps/load")
 fi
 
-rig_register_apns_devices "$api" "$key" load "$devices"
+if [ "$platform" = apns ]; then
+    rig_register_apns_devices "$api" "$key" load "$devices"
+else
+    rig_register_fcm_devices "$api" "$key" load "$devices"
+fi
 
 # One device per send, a random one of the 1,000; PACE_MS > 0 makes each connection wait that long between requests.
 cat >send.lua <<LUA
@@ -211,17 +234,26 @@ sleep 1  # the emulator's record file is flushed in 64 KiB pieces and on exit
 kill -TERM "$gateway_pid" ${gateway2_pid:+"$gateway2_pid"}
 wait "$gateway_pid" || true; gateway_pid=
 [ -z "$gateway2_pid" ] || { wait "$gateway2_pid" || true; gateway2_pid=; }
-# The bare client in the same run: `sealed-push send`, sealing each notification afresh, 128 in flight, to the same
-# emulator (its faults too), as many as the capacity phase accepted.
+# The bare client in the same run: `sealed-push send` (or `fcm-send`), sealing each notification afresh, 128 in flight,
+# to the same emulator (its faults too), as many as the capacity phase accepted.
 "$S" keygen --out bare-server.key >/dev/null
 device_public=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["publicKey"])' registration.json)
 children_cpu bare.cpu.before
 bare_emulator_before=$(emulator_cpu)
 bare_begin=$(date +%s.%N)
-"$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
-    --key-id LOADKEY001 --team-id LOADTEAM01 --topic com.example.load --token "$(printf %064x 1)" \
-    --server-key bare-server.key --device-public "$device_public" --title Ana --body "are we still on for lunch at one?" \
-    --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 || { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
+if [ "$platform" = apns ]; then
+    "$S" send --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem --auth-key AuthKey.p8 \
+        --key-id LOADKEY001 --team-id LOADTEAM01 --topic com.example.load --token "$(printf %064x 1)" \
+        --server-key bare-server.key --device-public "$device_public" --title Ana \
+        --body "are we still on for lunch at one?" --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 ||
+        { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
+else
+    "$S" fcm-send --service-account account.json --endpoint "https://127.0.0.1:$emulator_port" --ca emulator.pem \
+        --token "$(rig_fcm_token load 1)" --application-id com.example.load --server-key bare-server.key \
+        --device-public "$device_public" --title Ana --body "are we still on for lunch at one?" \
+        --count "$cap_accepted" --concurrency 128 >bare.out 2>&1 ||
+        { echo "gateway-load: the bare client failed:" >&2; tail -5 bare.out >&2; }
+fi
 bare_rate=$(python3 -c "print($cap_accepted / ($(date +%s.%N) - $bare_begin))")
 children_cpu bare.cpu.after
 bare_client_cpu=$(per_send "$(cat bare.cpu.before)" "$(cat bare.cpu.after)" "$cap_accepted")
@@ -261,8 +293,8 @@ python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes 
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" \
     "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" "$connections" \
-    "$api_alone_cpu" "$api_alone_rate" "$floor_cpu" "$floor_rate" <<'PY'
-import collections, json, sys
+    "$api_alone_cpu" "$api_alone_rate" "$floor_cpu" "$floor_rate" "$platform" <<'PY'
+import collections, json, re, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
 cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered = (
@@ -273,25 +305,38 @@ cap_handed, cap_claimed = int(sys.argv[21]), int(sys.argv[22])
 cap_emulator, cap_wrk, cap_busy, cap_idle, bare_client_cpu, bare_emulator_cpu = map(float, sys.argv[23:29])
 cores, connections = int(sys.argv[29]), int(sys.argv[30])
 api_alone_cpu, api_alone_rate, floor_cpu, floor_rate = map(float, sys.argv[31:35])
+platform = sys.argv[35]
 jobs = [line.rstrip("\n").split("|") for line in open("jobs.txt") if line.strip()]
 states = collections.Counter(state for state, *_ in jobs)
 latencies = sorted(int(sent) - int(accepted) for state, _, accepted, sent in jobs if state == "sent" and int(accepted) >= half_begin)
 def pct(values, p): return values[min(len(values) - 1, int(len(values) * p / 100))] if values else float("nan")
-sent_ids = {apns_id.lower() for state, apns_id, *_ in jobs if state == "sent"}
-accepted_ids = collections.Counter()  # the gateway's only (the bare client's sends are in the record too)
-for line in open("records.jsonl"):
-    apns_id = json.loads(line)["apns-id"].lower()
-    if apns_id in sent_ids: accepted_ids[apns_id] += 1
-missing = len(sent_ids - set(accepted_ids))
-duplicates = sum(count - 1 for count in accepted_ids.values())
+if platform == "apns":
+    sent_ids = {apns_id.lower() for state, apns_id, *_ in jobs if state == "sent"}
+    accepted_ids = collections.Counter()  # the gateway's only (the bare client's sends are in the record too)
+    for line in open("records.jsonl"):
+        apns_id = json.loads(line)["apns-id"].lower()
+        if apns_id in sent_ids: accepted_ids[apns_id] += 1
+    missing = len(sent_ids - set(accepted_ids))
+    duplicates = sum(count - 1 for count in accepted_ids.values())
+    at_emulator = f"emulator accepted {sum(accepted_ids.values()):,} requests for {len(accepted_ids):,} apns-ids"
+else:
+    # FCM names every message it accepts anew: the FCM emulator's own counts (its stop line), less the bare client's.
+    stopped = re.search(r"stopped: (\d+) sends, (\d+) accepted \((\d+) duplicate\)", open("emulator.out").read())
+    bare = re.search(r"delivered: (\d+)/", open("bare.out").read())
+    gateway_accepted = int(stopped.group(2)) - int(bare.group(1))
+    duplicates = int(stopped.group(3))
+    missing = max(0, states["sent"] - (gateway_accepted - duplicates))
+    at_emulator = f"FCM emulator accepted {gateway_accepted:,} of the gateway's messages ({duplicates} again)"
 lost = len(jobs) - states["sent"] + missing
-print(f"\ngateway under load, APNs, {store}, {nodes} node(s), faults {faults:g} each of 429/500/GOAWAY (release build, one run)\n")
+provider, fault_kinds = ("APNs", "429/500/GOAWAY") if platform == "apns" else ("FCM", "429/500/503")
+bare_name = "sealed-push send" if platform == "apns" else "sealed-push fcm-send"
+print(f"\ngateway under load, {provider}, {store}, {nodes} node(s), faults {faults:g} each of {fault_kinds} (release build, one run)\n")
 print("| phase | sends | accepted/s | POST p50 | POST p99 | delivered/s | accepted→delivered p50 | p99 | refused or errors |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 print(f"| capacity (wrk -c{connections}, {seconds} s) | {cap_accepted:,} | {cap_rate:,.0f} | {cap_p50:.1f} ms | {cap_p99:.1f} ms | {cap_delivered:,.0f} | | | {cap_bad} |")
 print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | {half_rate:,.0f} | {half_p50:.1f} ms | {half_p99:.1f} ms | | "
       f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
-print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `sealed-push send` (sealing each, 128 in flight, "
+print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `{bare_name}` (sealing each, 128 in flight, "
       f"same emulator): {bare_rate:,.0f}/s; gateway delivered / bare: {cap_delivered / bare_rate:.2f}x")
 print(f"capacity phase: {cap_handed:,} jobs handed over at enqueue, {cap_claimed:,} claimed from the queue")
 # The cores' budget: what the issue's ratio (0.5x SQLite, 0.4x PostgreSQL) would leave the gateway per send, if the
@@ -309,8 +354,8 @@ if api_alone_cpu == api_alone_cpu:  # not NaN: one node
           f"{api_alone_cpu:.3f}, of which the HTTP server's floor (a 404 answered at once, {floor_rate:,.0f}/s) "
           f"{floor_cpu:.3f}; delivery adds {cap_cpu - api_alone_cpu:.3f}; the bare client spends {bare_client_cpu:.3f} "
           f"sealing and sending")
-print(f"\njobs: {len(jobs):,} ({dict(states)}); emulator accepted {sum(accepted_ids.values()):,} requests for "
-      f"{len(accepted_ids):,} apns-ids; lost {lost}; duplicates {duplicates} (bound: {in_flight} in flight)")
+print(f"\njobs: {len(jobs):,} ({dict(states)}); {at_emulator}; lost {lost}; duplicates {duplicates} "
+      f"(bound: {in_flight} in flight)")
 ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000
 print("p99 accepted→delivered at half capacity ≤ 1 s, 0 lost, duplicates ≤ in flight:", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)

@@ -67,6 +67,22 @@ rig_register_apns_devices() {  # API KEY PREFIX COUNT: devices PREFIX-1 … PREF
     ' _ "$1" "$2" "$3" {} "$(cat registration.json)"
 }
 
+rig_fcm_token() {  # PREFIX N: the FCM registration token of device PREFIX-N (shaped like a real one)
+    printf '%s%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1" "$2"
+}
+
+rig_register_fcm_devices() {  # API KEY PREFIX COUNT: Android devices PREFIX-1 … PREFIX-COUNT (FCM tokens
+    # `rig_fcm_token PREFIX N`), all with one key ring made in ./phone (its registration in registration.json),
+    # registered 8 at a time. The app needs FCM credentials (`sealed-push-gateway app set-fcm`) first.
+    "$S" device init --keyring phone >registration.json
+    export -f rig_fcm_token
+    seq 1 "$4" | xargs -P 8 -I{} bash -c '
+        curl -sS --fail-with-body -o /dev/null -X PUT "$1/devices/$3-$4" -H "Authorization: Bearer $2" \
+            -H "Content-Type: application/json" \
+            -d "{\"platform\":\"fcm\",\"fcmToken\":\"$(rig_fcm_token "$3" "$4")\",\"registration\":$5}"
+    ' _ "$1" "$2" "$3" {} "$(cat registration.json)"
+}
+
 rig_lift_receipt_limit() {  # CONFIG: the devices of a rig share one key ring, so the per-device-key receipt limit
     # (1/s by default) would be one limit for all of them: lifted.
     python3 - "$1" <<'PY'
