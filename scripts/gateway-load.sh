@@ -7,7 +7,8 @@
 #      delivered/s (accepted ÷ time until the last was sent).
 #   2. Half capacity: `wrk -t2 -c16` paced (each connection waits between its requests) at half the smaller of the
 #      two rates, for 2 × SECONDS: POST p50/p99 and accepted → delivered p50/p99 (each job's sent time against its
-#      notification's accepted time, from the database).
+#      notification's accepted time, from the database). Without faults its p99 must be at most 1 s (the bar;
+#      with faults the bar is none lost and duplicates bounded: FCM's 429 and 503 carry a Retry-After to wait out).
 #
 # Where the cores went in phase 1, as CPU per send: the gateway, the emulator, wrk, every other process (the database
 # server) and idle, against the bare client's own and the emulator's in its run; and what the ratio (0.5x
@@ -356,7 +357,13 @@ if api_alone_cpu == api_alone_cpu:  # not NaN: one node
           f"sealing and sending")
 print(f"\njobs: {len(jobs):,} ({dict(states)}); {at_emulator}; lost {lost}; duplicates {duplicates} "
       f"(bound: {in_flight} in flight)")
-ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0 and pct(latencies, 99) <= 1000
-print("p99 accepted→delivered at half capacity ≤ 1 s, 0 lost, duplicates ≤ in flight:", "PASS" if ok else "FAIL")
+# The latency bar is for a clean run; with faults it asks for none lost and duplicates within the bound (a
+# 429 or 503 from FCM carries Retry-After, 1 s from the emulator, which a client must wait out: p99 is over 1 s there).
+ok = lost == 0 and duplicates <= in_flight and cap_bad == 0 and half_bad == 0
+bar = "0 lost, duplicates ≤ in flight"
+if faults == 0:
+    ok = ok and pct(latencies, 99) <= 1000
+    bar = "p99 accepted→delivered at half capacity ≤ 1 s, " + bar
+print(f"{bar}:", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY
