@@ -74,6 +74,7 @@ final class APNsConnection: @unchecked Sendable {
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                try sync.addHandler(state.activity)
                 try sync.addHandler(FlushCoalescingHandler())
                 var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                 connectionConfiguration.initialSettings = [
@@ -120,7 +121,9 @@ final class APNsConnection: @unchecked Sendable {
         let handler = APNsStreamHandler(connection: self, promise: promise)
         let multiplexer = self.multiplexer
         let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
+        let activity = state.activity
         loop.execute {
+            let readsBefore = activity.reads
             guard self.goAwayLastStreamID == nil, self.channel.isActive else {
                 handler.finish(.notProcessed("connection is closing"))
                 return
@@ -142,6 +145,9 @@ final class APNsConnection: @unchecked Sendable {
                     let timer = loop.scheduleTask(in: timeAmount) {
                         handler.finish(.timedOut)
                         stream.close(promise: nil)  // RST_STREAM(CANCEL)
+                        // Nothing at all arrived on the connection while this request waited: the peer or the path
+                        // is gone without a FIN (a NAT's dropped mapping). Close it, so the next request gets a new one.
+                        if activity.reads == readsBefore { self.channel.close(promise: nil) }
                     }
                     promise.futureResult.whenComplete { _ in timer.cancel() }
                 }
@@ -169,6 +175,8 @@ final class APNsConnection: @unchecked Sendable {
 /// Connection state shared by the connection handler and `APNsConnection`; confined to the event loop.
 final class APNsConnectionState: @unchecked Sendable {
     var goAwayLastStreamID: HTTP2StreamID?
+    /// What the connection read: a request that timed out while it read nothing closes the connection.
+    let activity = InboundActivityHandler()
 }
 
 /// On the connection's pipeline after the HTTP/2 handler: checks ALPN, watches SETTINGS and GOAWAY, reports

@@ -11,6 +11,9 @@ public enum EmulatorFault: Sendable, Hashable, CustomStringConvertible {
     case slow(milliseconds: Int)
     /// Never answer (the stream stays open until the client gives up or the connection closes).
     case noResponse
+    /// Stop reading the connection this request came on: it and everything after it on that connection go
+    /// unanswered while the TCP connection stays open, as from a peer that vanished without closing it.
+    case stallConnection
 
     /// 429 TooManyRequests.
     public static let tooManyRequests = EmulatorFault.status(429, reason: "TooManyRequests")
@@ -26,6 +29,7 @@ public enum EmulatorFault: Sendable, Hashable, CustomStringConvertible {
         case .goAway: return "GOAWAY"
         case .slow(let milliseconds): return "slow \(milliseconds) ms"
         case .noResponse: return "no response"
+        case .stallConnection: return "stalled connection"
         }
     }
 }

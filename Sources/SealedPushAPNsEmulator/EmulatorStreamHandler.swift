@@ -81,6 +81,8 @@ final class EmulatorStreamHandler: ChannelInboundHandler {
             }
         case .noResponse:
             break
+        case .stallConnection:
+            context.channel.parent?.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         }
     }
 

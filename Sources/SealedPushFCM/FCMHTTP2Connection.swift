@@ -28,20 +28,23 @@ enum FCMAttemptOutcome: Sendable {
 ///
 /// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed
 /// out resets its stream. After the server's GOAWAY the connection takes no new requests (``isUsable`` is false, so
-/// the slot makes a new one) and closes once its last stream ends.
+/// the slot makes a new one) and closes once its last stream ends. A request that timed out while the connection read
+/// nothing at all closes it: the peer or the path is gone without a FIN, and the next request gets a new connection.
 final class FCMHTTP2Connection: @unchecked Sendable {
     let channel: Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     private let streams: FCMConnectionStreams
+    private let activity: InboundActivityHandler
     let authority: String
 
     private init(
         channel: Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, streams: FCMConnectionStreams,
-        authority: String
+        activity: InboundActivityHandler, authority: String
     ) {
         self.channel = channel
         self.multiplexer = multiplexer
         self.streams = streams
+        self.activity = activity
         self.authority = authority
     }
 
@@ -57,10 +60,12 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             .connectTimeout(timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let streams = FCMConnectionStreams()
+        let activity = InboundActivityHandler()
         let (channel, multiplexer) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                try sync.addHandler(activity)
                 try sync.addHandler(FlushCoalescingHandler())
                 var connection = NIOHTTP2Handler.ConnectionConfiguration()
                 connection.initialSettings = [
@@ -76,7 +81,8 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             }
         }
         return FCMHTTP2Connection(
-            channel: channel, multiplexer: multiplexer, streams: streams, authority: endpoint.authority)
+            channel: channel, multiplexer: multiplexer, streams: streams, activity: activity,
+            authority: endpoint.authority)
     }
 
     /// Sends one request on a new stream and waits for the whole answer, at most `timeout`.
@@ -98,6 +104,7 @@ final class FCMHTTP2Connection: @unchecked Sendable {
         let requestHeaders = headers
         let streams = self.streams
         let channel = self.channel
+        let activity = self.activity
         loop.execute {
             guard channel.isActive else {
                 handler.finish(.lost("the connection is closed"))
@@ -111,7 +118,11 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             promise.futureResult.whenComplete { _ in
                 if streams.ended() { channel.close(promise: nil) }  // the last stream after a GOAWAY
             }
-            let timer = loop.scheduleTask(in: timeAmount) { handler.finish(.timedOut) }
+            let readsBefore = activity.reads
+            let timer = loop.scheduleTask(in: timeAmount) {
+                handler.finish(.timedOut)
+                if activity.reads == readsBefore { channel.close(promise: nil) }  // silent for the whole deadline
+            }
             promise.futureResult.whenComplete { _ in timer.cancel() }
             multiplexer.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }

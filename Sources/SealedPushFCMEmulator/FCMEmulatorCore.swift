@@ -9,6 +9,7 @@ enum FCMEmulatorAction: Sendable {
     case respond(status: Int, headers: [(String, String)], body: [UInt8])
     case closeConnection
     case noResponse
+    case stallConnection
     case delayed(milliseconds: Int, then: @Sendable () -> FCMEmulatorAction)
 }
 
@@ -188,6 +189,7 @@ final class FCMEmulatorCore: @unchecked Sendable {
                 return respond(status, FCMErrorBody.forStatus(status), extra: retry)
             case .connectionReset, .goAway: return .closeConnection
             case .noResponse: return .noResponse
+            case .stallConnection: return .stallConnection
             case .slow(let milliseconds):
                 return .delayed(milliseconds: milliseconds) { [self] in self.process(request, project: project) }
             }

@@ -56,6 +56,9 @@ final class FCMEmulatorHandler: ChannelInboundHandler, RemovableChannelHandler {
             ((isHTTP2Stream ? context.channel.parent : nil) ?? context.channel).close(promise: nil)
         case .noResponse:
             break
+        case .stallConnection:
+            ((isHTTP2Stream ? context.channel.parent : nil) ?? context.channel)
+                .setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         case .delayed(let milliseconds, let then):
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)

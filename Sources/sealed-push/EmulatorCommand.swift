@@ -91,7 +91,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     var slowMilliseconds = 500
     @Option(
         name: .customLong("fault-script"),
-        help: "Faults for the first requests, comma-separated: ok, 429, 500, 503, reset, goaway, slow:MS, silent.")
+        help: "Faults for the first requests, comma-separated: ok, 429, 500, 503, reset, goaway, slow:MS, silent, stall.")
     var faultScript: String?
     @Option(name: .long, help: "Seed of the random fault draws.")
     var seed: UInt64 = 0x5EA1ED

@@ -55,7 +55,7 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
     var slowMilliseconds = 500
     @Option(
         name: .customLong("fault-script"),
-        help: "Faults for the first sends, comma-separated: ok, 429, 500, 503, 404, reset, slow:MS, silent.")
+        help: "Faults for the first sends, comma-separated: ok, 429, 500, 503, 404, reset, slow:MS, silent, stall.")
     var faultScript: String?
     @Option(name: .long, help: "Seed of the random fault draws.")
     var seed: UInt64 = 0x5EA1ED

@@ -2,7 +2,8 @@ import ArgumentParser
 import SealedPushAPNsEmulator
 
 /// Parses an emulator's `--fault-script`: comma-separated faults for the first requests, in order. `ok` (or `-`,
-/// `none`) lets a request through; `reset` drops the connection; `silent` never answers; `slow:MS` answers after MS
+/// `none`) lets a request through; `reset` drops the connection; `silent` never answers; `stall` stops reading that
+/// request's connection (it and all after it go unanswered, the connection left open); `slow:MS` answers after MS
 /// milliseconds (0...600,000); other words are the emulator's own (`statuses`).
 enum FaultScript {
     /// The longest script accepted.
@@ -22,6 +23,7 @@ enum FaultScript {
             case "ok", "-", "none": return nil
             case "reset": return .connectionReset
             case "silent": return .noResponse
+            case "stall": return .stallConnection
             default:
                 if let fault = statuses[entry] { return fault }
                 if entry.hasPrefix("slow:"), let milliseconds = Int(entry.dropFirst(5)),

@@ -100,6 +100,25 @@ struct APNsConnectionLossTests {
         }
     }
 
+    /// Regression: a connection whose peer went away without closing it (here the emulator stops reading it) kept
+    /// getting every later request, each ending in a timeout, until TCP itself gave up (minutes). A request that
+    /// times out while its connection read nothing at all now closes the connection.
+    @Test func aSilentConnectionIsClosedAfterATimeoutAndTheNextSendUsesANewOne() async throws {
+        try await withFixture({ $0.faults = EmulatorFaultPlan(script: [nil, .stallConnection]) }) { fixture in
+            var configuration = fixture.clientConfiguration()
+            configuration.requestTimeout = .seconds(2)  // generous: the answered requests never reach it
+            let client = try fixture.makeClient(configuration)
+            #expect(await client.send(fixture.notification(1)).result.isDelivered)
+            let stalled = await client.send(fixture.notification(2))
+            #expect(stalled.result.failure?.reason == .timeout)
+            let after = await client.send(fixture.notification(3))
+            #expect(after.result.isDelivered, "\(after.result)")
+            #expect(client.statistics.connectionsOpened == 2)
+            #expect(fixture.emulator.recorder.connectionCount == 2)
+            await client.shutdown()
+        }
+    }
+
     @Test func unreachableEndpointFailsWithTransportFailureWithinBounds() async throws {
         // Bind an emulator to learn a free port, then stop it: nothing listens there any more.
         let fixture = try await APNsTestFixture.start()

@@ -207,6 +207,22 @@ import Testing
         await fixture.stop()
     }
 
+    /// Regression: a connection whose peer went away without closing it (here the emulator stops reading it) got
+    /// every retry, each timing out. A request that times out while its connection read nothing at all closes it,
+    /// and the retry goes out on a new one.
+    @Test func aSilentConnectionIsReplacedAfterATimeout() async throws {
+        let fixture = try await FCMTestFixture.start { $0.faults = EmulatorFaultPlan(script: [nil, .stallConnection]) }
+        let client = try fixture.client { $0.requestTimeout = .seconds(2) }  // generous: answers never reach it
+        #expect(await client.send(FCMMessage(token: FCMTestFixture.token, envelope: [1, 1], ttlSeconds: 60)).isSuccess)
+        let result = await client.send(FCMMessage(token: FCMTestFixture.token, envelope: [2, 2], ttlSeconds: 60))
+        #expect(result.isSuccess && result.attempts == 2, "\(result.attempts) attempts, \(String(describing: result.failure))")
+        #expect(result.transientFailures == [.timeout])
+        #expect(await client.connectionsMade == 2)
+        #expect(fixture.emulator.recorder.totalAccepted == 2 && fixture.emulator.recorder.connectionsAccepted == 2)
+        await client.shutdown()
+        await fixture.stop()
+    }
+
     @Test func thirdPartyAuthErrorStopsTheAppsSends() async throws {
         let fixture = try await FCMTestFixture.start {
             $0.faults = EmulatorFaultPlan(script: [.status(401, reason: "THIRD_PARTY_AUTH_ERROR")])
