@@ -170,7 +170,10 @@ public final class APNsClient: Sendable {
             switch outcome {
             case .response(let response): tokenAccepted = response.status != 403
             case .notProcessed, .lost: connectionSuspect = true
-            case .timedOut: break
+            case .timedOut(let silentConnection):
+                // Nothing arrived on the connection while it waited: retire it (the next request gets a new one).
+                connectionSuspect = silentConnection
+                if silentConnection { counters.increment(\.silentConnectionsRetired) }
             }
             await pool.release(lease, tokenAccepted: tokenAccepted, retire: connectionSuspect)
 

@@ -10,6 +10,8 @@ public struct APNsClientCounters: Sendable, Hashable {
     public var connectFailures = 0
     /// GOAWAY frames received.
     public var goAwaysReceived = 0
+    /// Connections retired because a request reached its deadline while they read nothing at all.
+    public var silentConnectionsRetired = 0
     /// Requests sent (all attempts).
     public var requestsSent = 0
     /// Retries after 429/500/503 or transport failures (with backoff).

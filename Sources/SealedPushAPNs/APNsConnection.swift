@@ -26,7 +26,9 @@ enum APNsAttemptOutcome: Sendable {
     /// APNs answered.
     case response(APNsWireResponse)
     /// No answer within the request timeout (the stream was reset).
-    case timedOut
+    /// `silentConnection`: nothing at all arrived on the connection while the request waited — the peer or the path
+    /// may be gone without a FIN, and the connection should take no more requests.
+    case timedOut(silentConnection: Bool)
     /// The request certainly was not processed (stream never opened, or refused by GOAWAY/REFUSED_STREAM).
     case notProcessed(String)
     /// The connection or stream failed after the request was sent: it may have been processed.
@@ -143,11 +145,8 @@ final class APNsConnection: @unchecked Sendable {
                     stream.writeAndFlush(
                         HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
                     let timer = loop.scheduleTask(in: timeAmount) {
-                        handler.finish(.timedOut)
+                        handler.finish(.timedOut(silentConnection: activity.reads == readsBefore))
                         stream.close(promise: nil)  // RST_STREAM(CANCEL)
-                        // Nothing at all arrived on the connection while this request waited: the peer or the path
-                        // is gone without a FIN (a NAT's dropped mapping). Close it, so the next request gets a new one.
-                        if activity.reads == readsBefore { self.channel.close(promise: nil) }
                     }
                     promise.futureResult.whenComplete { _ in timer.cancel() }
                 }
@@ -175,7 +174,7 @@ final class APNsConnection: @unchecked Sendable {
 /// Connection state shared by the connection handler and `APNsConnection`; confined to the event loop.
 final class APNsConnectionState: @unchecked Sendable {
     var goAwayLastStreamID: HTTP2StreamID?
-    /// What the connection read: a request that timed out while it read nothing closes the connection.
+    /// What the connection read: a request that timed out while it read nothing retires the connection.
     let activity = InboundActivityHandler()
 }
 

@@ -259,6 +259,7 @@ actor APNsConnectionPool {
         case .goAway:
             statistics.increment(\.goAwaysReceived)
             markUnusable(connectionID)
+
         case .closed:
             pendingLimits[connectionID] = nil
             if let entry = entries.removeValue(forKey: connectionID) {

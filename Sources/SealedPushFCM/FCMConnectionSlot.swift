@@ -3,7 +3,7 @@ import NIOSSL
 import SealedPushCore
 
 /// One reused HTTP/2 connection to one endpoint: made on first use, remade (one attempt in flight) when it closed or
-/// the server sent GOAWAY on it.
+/// was retired (``FCMConnectionStreams``).
 actor FCMConnectionSlot {
     let endpoint: FCMEndpoint
     private let sslContext: NIOSSLContext

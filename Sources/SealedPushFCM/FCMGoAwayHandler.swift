@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP2
 
 /// On an FCM connection's pipeline after the HTTP/2 handler: a GOAWAY from the server retires the connection
-/// (``FCMConnectionStreams/goAway()``) and closes it if no stream is in flight; otherwise its last stream closes it.
+/// (``FCMConnectionStreams/retire()``) and closes it if no stream is in flight; otherwise its last stream closes it.
 final class FCMGoAwayHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTP2Frame
 
@@ -13,7 +13,7 @@ final class FCMGoAwayHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .goAway = unwrapInboundIn(data).payload, streams.goAway() {
+        if case .goAway = unwrapInboundIn(data).payload, streams.retire() {
             context.close(promise: nil)
         }
     }

@@ -29,7 +29,8 @@ enum FCMAttemptOutcome: Sendable {
 /// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed
 /// out resets its stream. After the server's GOAWAY the connection takes no new requests (``isUsable`` is false, so
 /// the slot makes a new one) and closes once its last stream ends. A request that timed out while the connection read
-/// nothing at all closes it: the peer or the path is gone without a FIN, and the next request gets a new connection.
+/// nothing at all retires it the same way: the peer or the path may be gone without a FIN, and the next request gets
+/// a new connection.
 final class FCMHTTP2Connection: @unchecked Sendable {
     let channel: Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
@@ -48,8 +49,9 @@ final class FCMHTTP2Connection: @unchecked Sendable {
         self.authority = authority
     }
 
-    /// Open, and no GOAWAY from the server: new requests may use it.
-    var isUsable: Bool { channel.isActive && !streams.isGoingAway }
+    /// Open and not retired (no GOAWAY from the server, no request timed out on it in silence): new requests may
+    /// use it.
+    var isUsable: Bool { channel.isActive && !streams.isRetired }
 
     static func connect(
         endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration
@@ -110,18 +112,20 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 handler.finish(.lost("the connection is closed"))
                 return
             }
-            guard !streams.isGoingAway else {
-                handler.finish(.lost("the server sent GOAWAY on this connection"))
+            guard !streams.isRetired else {
+                handler.finish(.lost("the connection is retired (a GOAWAY, or a request timed out with nothing read)"))
                 return
             }
             streams.opened()
             promise.futureResult.whenComplete { _ in
-                if streams.ended() { channel.close(promise: nil) }  // the last stream after a GOAWAY
+                if streams.ended() { channel.close(promise: nil) }  // the last stream of a retired connection
             }
             let readsBefore = activity.reads
             let timer = loop.scheduleTask(in: timeAmount) {
+                // Silent for the whole deadline: the peer or the path may be gone without a FIN. Retire the
+                // connection (the slot makes a new one; this one closes after its last stream, this one included).
+                if activity.reads == readsBefore { _ = streams.retire() }
                 handler.finish(.timedOut)
-                if activity.reads == readsBefore { channel.close(promise: nil) }  // silent for the whole deadline
             }
             promise.futureResult.whenComplete { _ in timer.cancel() }
             multiplexer.createStreamChannel { stream in
@@ -153,6 +157,7 @@ final class FCMHTTP2Connection: @unchecked Sendable {
     }
 
     func close() { channel.close(promise: nil) }
+
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

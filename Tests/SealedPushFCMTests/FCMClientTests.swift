@@ -208,7 +208,7 @@ import Testing
     }
 
     /// Regression: a connection whose peer went away without closing it (here the emulator stops reading it) got
-    /// every retry, each timing out. A request that times out while its connection read nothing at all closes it,
+    /// every retry, each timing out. A request that times out while its connection read nothing at all retires it,
     /// and the retry goes out on a new one.
     @Test func aSilentConnectionIsReplacedAfterATimeout() async throws {
         let fixture = try await FCMTestFixture.start { $0.faults = EmulatorFaultPlan(script: [nil, .stallConnection]) }
