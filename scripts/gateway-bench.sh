@@ -72,24 +72,11 @@ cd "$work"
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
 rig_lift_receipt_limit gw/gateway.json  # for the receipt round
+rig_emulator_prefix=("${pin_delivery[@]}")
 if [ "$platform" = apns ]; then
-    "${pin_delivery[@]}" "$S" emulator --auth-key AuthKey.p8 --key-id BENCHKEY01 --team-id BENCHTEAM1 --cert-out emulator.pem \
-        --keep-total 0 >emulator.out 2>&1 &
-    emulator_pid=$!
-    wait_for emulator.out "listening on"
-    emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
-    export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
-    export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+    rig_start_apns_emulator BENCHKEY01 BENCHTEAM1
 else
-    "${pin_delivery[@]}" "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project bench \
-        --keep-total 0 >emulator.out 2>&1 &
-    emulator_pid=$!
-    wait_for emulator.out "listening on"
-    emulator_port=$(sed -n 's/^FCM emulator listening on 127.0.0.1:\([0-9]*\).*/\1/p' emulator.out)
-    "$G" app set-fcm --config gw/gateway.json --app-id bench --service-account account.json \
-        --android-app-id com.example.bench >/dev/null
-    export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
-    export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
+    rig_start_fcm_emulator bench
 fi
 SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "${pin_delivery[@]}" "$G" serve \
     --config gw/gateway.json >serve.out 2>&1 &

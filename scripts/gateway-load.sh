@@ -74,24 +74,10 @@ config["delivery"]["nodeId"] = "load-2"
 json.dump(config, open(sys.argv[1].replace("gateway.json", "gateway-2.json"), "w"))
 PY
 if [ "$platform" = apns ]; then
-    "$S" emulator --auth-key AuthKey.p8 --key-id LOADKEY001 --team-id LOADTEAM01 --cert-out emulator.pem \
-        --keep-total 0 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" --fault-goaway "$faults" \
-        >emulator.out 2>&1 &
-    emulator_pid=$!
-    wait_for emulator.out "listening on"
-    emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
-    export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
-    export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+    rig_start_apns_emulator LOADKEY001 LOADTEAM01 --record records.jsonl --fault-429 "$faults" --fault-500 "$faults" \
+        --fault-goaway "$faults"
 else
-    "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json --project load \
-        --keep-total 0 --fault-429 "$faults" --fault-500 "$faults" --fault-503 "$faults" >emulator.out 2>&1 &
-    emulator_pid=$!
-    wait_for emulator.out "listening on"
-    emulator_port=$(sed -n 's/^FCM emulator listening on 127.0.0.1:\([0-9]*\).*/\1/p' emulator.out)
-    "$G" app set-fcm --config gw/gateway.json --app-id load --service-account account.json \
-        --android-app-id com.example.load >/dev/null
-    export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
-    export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
+    rig_start_fcm_emulator load --fault-429 "$faults" --fault-500 "$faults" --fault-503 "$faults"
 fi
 start_serve() {  # CONFIG OUT [VAR=VALUE...]: a `serve` on a free loopback port; sets served_pid and served_port
     local config=$1 out=$2

@@ -67,6 +67,33 @@ rig_register_apns_devices() {  # API KEY PREFIX COUNT: devices PREFIX-1 … PREF
     ' _ "$1" "$2" "$3" {} "$(cat registration.json)"
 }
 
+rig_emulator_prefix=()  # a command the emulators run under (gateway-bench.sh pins them: taskset -c 0)
+
+rig_start_apns_emulator() {  # KEY_ID TEAM_ID [OPTION...]: `sealed-push emulator` for ./AuthKey.p8 on a free loopback
+    # port, recording nothing by default (--keep-total 0), and the gateway's APNs sandbox URL and trust set to it.
+    "${rig_emulator_prefix[@]}" "$S" emulator --auth-key AuthKey.p8 --key-id "$1" --team-id "$2" --cert-out emulator.pem \
+        --keep-total 0 "${@:3}" >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+    export SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem"
+}
+
+rig_start_fcm_emulator() {  # APP [OPTION...]: `sealed-push fcm-emulator` (project APP) on a free loopback port, its
+    # service account (account.json) given to app APP of gw/gateway.json (Android application id com.example.APP),
+    # and the gateway's FCM URL and trust set to it.
+    "${rig_emulator_prefix[@]}" "$S" fcm-emulator --port 0 --cert-out emulator.pem --service-account-out account.json \
+        --project "$1" --keep-total 0 "${@:2}" >emulator.out 2>&1 &
+    emulator_pid=$!
+    wait_for emulator.out "listening on"
+    emulator_port=$(sed -n 's/^FCM emulator listening on 127.0.0.1:\([0-9]*\).*/\1/p' emulator.out)
+    "$G" app set-fcm --config gw/gateway.json --app-id "$1" --service-account account.json \
+        --android-app-id "com.example.$1" >/dev/null
+    export SEALEDPUSH_GATEWAY_FCM_URL="https://127.0.0.1:$emulator_port"
+    export SEALEDPUSH_GATEWAY_FCM_TRUST="$work/emulator.pem"
+}
+
 rig_fcm_token() {  # PREFIX N: the FCM registration token of device PREFIX-N (shaped like a real one)
     printf '%s%dTok3n:APA91bHk2-Rz8yWcQx7LmV0sNtP4aJ6fUo1iE5rB9dG3hK8wX2cY7vZ0qT6uM4nS1pL9jF3gD8k' "$1" "$2"
 }
