@@ -141,20 +141,28 @@ import Testing
         await fixture.stop()
     }
 
+    /// Sends `count` messages (distinct envelopes) one after another.
+    /// - Returns: The first (at most 3: each waits out its retries) that failed or needed more than one attempt.
+    static func sendOneByOne(_ client: FCMClient, count: Int) async -> [String] {
+        var failures: [String] = []
+        for index in 0..<count {
+            let envelope = [UInt8(index & 0xFF), UInt8(index >> 8), 7]
+            let result = await client.send(FCMMessage(token: FCMTestFixture.token, envelope: envelope, ttlSeconds: 60))
+            if !result.isSuccess || result.attempts != 1 {
+                failures.append("\(result.attempts) attempts, \(String(describing: result.failure))")
+                if failures.count == 3 { break }
+            }
+        }
+        return failures
+    }
+
     /// Regression (found by `PLATFORM=fcm scripts/gateway-load.sh`): the client reset every answered stream, and a
     /// server that limits a connection's resets (HTTP/2 rapid reset's defence; the emulator's 100,000 in 30 s)
     /// ended the connection with GOAWAY after 100,000 sends — here after 20.
     @Test func answeredStreamsAreNotResetSoTheConnectionLasts() async throws {
         let fixture = try await FCMTestFixture.start { $0.maximumStreamResets = 20 }
         let client = try fixture.client()
-        var failures: [String] = []
-        for _ in 0..<60 {
-            let result = await client.send(FCMTestFixture.message())
-            if !result.isSuccess || result.attempts != 1 {
-                failures.append("\(result.attempts) attempts, \(String(describing: result.failure))")
-                if failures.count == 3 { break }  // each waits out its retries
-            }
-        }
+        let failures = await Self.sendOneByOne(client, count: 60)
         #expect(failures.isEmpty, "\(failures.first ?? "")")
         #expect(fixture.emulator.recorder.totalAccepted == 60)
         #expect(await client.connectionsMade == 1)
@@ -164,18 +172,11 @@ import Testing
     }
 
     /// Regression: after the server's GOAWAY the client kept the connection (it was still open) and every later
-    /// send failed on it ("stream not opened") until the connection closed — the gateway's FCM delivery stalled.
+    /// send timed out on it until the connection closed — the gateway's FCM delivery stalled.
     @Test func aGoAwayMovesLaterSendsToANewConnection() async throws {
         let fixture = try await FCMTestFixture.start { $0.streamsPerConnection = 10 }
         let client = try fixture.client()
-        var failures: [String] = []
-        for index in 0..<35 {
-            let result = await client.send(FCMMessage(token: FCMTestFixture.token, envelope: [UInt8(index), 7], ttlSeconds: 60))
-            if !result.isSuccess || result.attempts != 1 {
-                failures.append("\(result.attempts) attempts, \(String(describing: result.failure))")
-                if failures.count == 3 { break }  // each waits out its retries
-            }
-        }
+        let failures = await Self.sendOneByOne(client, count: 35)
         #expect(failures.isEmpty, "\(failures.first ?? "")")
         #expect(await client.connectionsMade == 4, "10 sends a connection")
         #expect(fixture.emulator.recorder.totalAccepted == 35 && fixture.emulator.recorder.duplicateAcceptances == 0)
