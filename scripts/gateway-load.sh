@@ -27,7 +27,8 @@
 #
 # STORE: sqlite (default) or postgres (a new database on the server SEALEDPUSH_TEST_POSTGRES_URL names; dropped at
 # the end). SECONDS: default 10. FAULTS=P makes the emulator answer 429, 500 and GOAWAY each with probability P
-# (FAULTS=0.05: 15 % of requests fail; with PLATFORM=fcm: 429, 500 and 503). RATE=N paces the second phase at N sends/s instead of half the capacity.
+# (FAULTS=0.05: 15 % of requests fail; with PLATFORM=fcm: 429, 500 and 503). RATE=N paces the second phase at N
+# sends/s instead of half the capacity.
 # CONNECTIONS=N: phase 1 over N connections instead of 32 (more requests in flight for the group commits).
 # SLOTS=N: the gateway's `delivery.maxConcurrentSends` instead of 128 (a slot is held until the job's end is recorded,
 # so 128 slots keep fewer than 128 APNs requests in flight; the bare client keeps 128).
