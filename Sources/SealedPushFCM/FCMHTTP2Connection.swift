@@ -117,9 +117,6 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 return
             }
             streams.opened()
-            promise.futureResult.whenComplete { _ in
-                if streams.ended() { channel.close(promise: nil) }  // the last stream of a retired connection
-            }
             let readsBefore = activity.reads
             let timer = loop.scheduleTask(in: timeAmount) {
                 // Silent for the whole deadline: the peer or the path may be gone without a FIN. Retire the
@@ -127,7 +124,10 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 if activity.reads == readsBefore { _ = streams.retire() }
                 handler.finish(.timedOut)
             }
-            promise.futureResult.whenComplete { _ in timer.cancel() }
+            promise.futureResult.whenComplete { _ in
+                timer.cancel()
+                if streams.ended() { channel.close(promise: nil) }  // the last stream of a retired connection
+            }
             multiplexer.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }
             }.whenComplete { result in

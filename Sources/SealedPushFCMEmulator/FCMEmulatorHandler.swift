@@ -51,14 +51,11 @@ final class FCMEmulatorHandler: ChannelInboundHandler, RemovableChannelHandler {
                 if !keep { context.close(promise: nil) }
             }
         case .closeConnection:
-            // The TCP connection: an HTTP/2 stream's parent, or this HTTP/1.1 channel.
-            // (An HTTP/1.1 channel's parent is the listener, which must stay open.)
-            ((isHTTP2Stream ? context.channel.parent : nil) ?? context.channel).close(promise: nil)
+            connection(context).close(promise: nil)
         case .noResponse:
             break
         case .stallConnection:
-            ((isHTTP2Stream ? context.channel.parent : nil) ?? context.channel)
-                .setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            connection(context).setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         case .delayed(let milliseconds, let then):
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -68,6 +65,12 @@ final class FCMEmulatorHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.value.perform(then(), context: context)
             }
         }
+    }
+
+    /// The TCP connection: an HTTP/2 stream's parent, or this HTTP/1.1 channel (whose parent is the listener, which
+    /// must stay open).
+    private func connection(_ context: ChannelHandlerContext) -> any Channel {
+        (isHTTP2Stream ? context.channel.parent : nil) ?? context.channel
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
