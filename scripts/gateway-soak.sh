@@ -29,19 +29,12 @@ rig_database "$store"
 
 cd "$work"
 "$S" apns-keygen --out AuthKey.p8 >/dev/null
-"$S" emulator --auth-key AuthKey.p8 --key-id SOAKKEY001 --team-id SOAKTEAM01 --cert-out emulator.pem \
-    --keep-total 1000 >emulator.out 2>&1 &
-emulator_pid=$!
-wait_for emulator.out "listening on"
-emulator_port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' emulator.out | head -1)
+rig_start_apns_emulator SOAKKEY001 SOAKTEAM01
 
 "$G" init --dir gw --app-id soak --topic com.example.soak --team-id SOAKTEAM01 --key-id SOAKKEY001 \
     --apns-key AuthKey.p8 --database "$database" >init.out
 key=$(sed -n 's/^API key.*: //p' init.out)
-SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning \
-    SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL="https://127.0.0.1:$emulator_port" \
-    SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS="$work/emulator.pem" \
-    "$G" serve --config gw/gateway.json >serve.out 2>&1 &
+SEALEDPUSH_GATEWAY_LISTEN=127.0.0.1:0 SEALEDPUSH_GATEWAY_LOG_LEVEL=warning "$G" serve --config gw/gateway.json >serve.out 2>&1 &
 gateway_pid=$!
 wait_for serve.out "listening on port"
 port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' serve.out | head -1)
