@@ -259,7 +259,6 @@ actor APNsConnectionPool {
         case .goAway:
             statistics.increment(\.goAwaysReceived)
             markUnusable(connectionID)
-
         case .closed:
             pendingLimits[connectionID] = nil
             if let entry = entries.removeValue(forKey: connectionID) {

@@ -158,7 +158,6 @@ final class FCMHTTP2Connection: @unchecked Sendable {
 
     func close() { channel.close(promise: nil) }
 
-
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
