@@ -179,7 +179,8 @@ final class APNsConnectionState: @unchecked Sendable {
 }
 
 /// On the connection's pipeline after the HTTP/2 handler: checks ALPN, watches SETTINGS and GOAWAY, reports
-/// closure.
+/// closure. The connection is ready once TLS chose `h2`, the server's SETTINGS arrived and the server acknowledged
+/// ours: whatever it reads from then on answers requests, which tells a silent connection from a slow answer.
 final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame
 
@@ -189,6 +190,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private let logger: Logger
     private var handshakeDone = false
     private var settingsReceived = false
+    private var settingsAcknowledged = false
     private var isReady = false
 
     init(
@@ -222,6 +224,9 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             let limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
             events(.settings(maxConcurrentStreams: limit))
             settingsReceived = true
+            checkReady()
+        case .settings(.ack):
+            settingsAcknowledged = true
             checkReady()
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
             state.goAwayLastStreamID = lastStreamID
@@ -260,7 +265,7 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func checkReady() {
-        if handshakeDone, settingsReceived, !isReady {
+        if handshakeDone, settingsReceived, settingsAcknowledged, !isReady {
             isReady = true
             ready.succeed(())
         }

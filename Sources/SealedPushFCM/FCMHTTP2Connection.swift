@@ -26,6 +26,9 @@ enum FCMAttemptOutcome: Sendable {
 
 /// One TLS + HTTP/2 connection (ALPN `h2`) to one endpoint, shared by concurrent requests (one stream each).
 ///
+/// ``connect(endpoint:sslContext:group:timeout:)`` returns once the opening exchange is over (TLS chose `h2`, both
+/// sides' SETTINGS are acknowledged; ``FCMConnectionHandler``), so a request's deadline never overlaps it.
+///
 /// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed
 /// out resets its stream. After the server's GOAWAY the connection takes no new requests (``isUsable`` is false, so
 /// the slot makes a new one) and closes once its last stream ends. A request that timed out while the connection read
@@ -53,6 +56,9 @@ final class FCMHTTP2Connection: @unchecked Sendable {
     /// use it.
     var isUsable: Bool { channel.isActive && !streams.isRetired }
 
+    /// Connects, and waits for TLS and HTTP/2's opening exchange.
+    /// - Parameter timeout: The whole of it: TCP connect, TLS handshake, SETTINGS and their acknowledgement.
+    /// - Throws: When it could not connect, TLS did not choose `h2`, or the exchange was not over within `timeout`.
     static func connect(
         endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration
     ) async throws -> FCMHTTP2Connection {
@@ -63,8 +69,9 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let streams = FCMConnectionStreams()
         let activity = InboundActivityHandler()
-        let (channel, multiplexer) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
+        let (channel, multiplexer, ready) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
             channel.eventLoop.makeCompletedFuture {
+                let ready = channel.eventLoop.makePromise(of: Void.self)
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                 try sync.addHandler(activity)
@@ -78,9 +85,19 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 let multiplexer = try sync.configureHTTP2Pipeline(
                     mode: .client, connectionConfiguration: connection, streamConfiguration: .init()
                 ) { stream in stream.close() }
-                try sync.addHandler(FCMGoAwayHandler(streams: streams))
-                return (channel, multiplexer)
+                try sync.addHandler(FCMConnectionHandler(streams: streams, ready: ready))
+                return (channel, multiplexer, ready.futureResult)
             }
+        }
+        // The connect timeout covers the TLS handshake and the SETTINGS exchange too.
+        let timer = channel.eventLoop.scheduleTask(in: timeAmount) { channel.close(promise: nil) }
+        do {
+            try await ready.get()
+            timer.cancel()
+        } catch {
+            timer.cancel()
+            channel.close(promise: nil)
+            throw error
         }
         return FCMHTTP2Connection(
             channel: channel, multiplexer: multiplexer, streams: streams, activity: activity,
