@@ -102,17 +102,7 @@ final class APNsConnection: @unchecked Sendable {
             }
         }
         let connection = APNsConnection(id: id, channel: channel, multiplexer: multiplexer, state: state)
-        let timer = channel.eventLoop.scheduleTask(in: timeAmount) {
-            channel.close(promise: nil)
-        }
-        do {
-            try await ready.get()
-            timer.cancel()
-        } catch {
-            timer.cancel()
-            channel.close(promise: nil)
-            throw error
-        }
+        try await ChannelReadiness.wait(for: ready, on: channel, timeout: timeAmount)
         return connection
     }
 

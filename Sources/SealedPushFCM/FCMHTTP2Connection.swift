@@ -90,15 +90,7 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             }
         }
         // The connect timeout covers the TLS handshake and the SETTINGS exchange too.
-        let timer = channel.eventLoop.scheduleTask(in: timeAmount) { channel.close(promise: nil) }
-        do {
-            try await ready.get()
-            timer.cancel()
-        } catch {
-            timer.cancel()
-            channel.close(promise: nil)
-            throw error
-        }
+        try await ChannelReadiness.wait(for: ready, on: channel, timeout: timeAmount)
         return FCMHTTP2Connection(
             channel: channel, multiplexer: multiplexer, streams: streams, activity: activity,
             authority: endpoint.authority)
