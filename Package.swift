@@ -77,7 +77,11 @@ let package = Package(
         // MARK: Provider connections: what the APNs and FCM clients' HTTP/2 pipelines share
         .target(
             name: "SealedPushProviderHTTP2",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
         ),
 
         // MARK: APNs delivery: HTTP/2 provider client (networking kept out of SealedPushServer)
@@ -92,7 +96,6 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
 
@@ -155,7 +158,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

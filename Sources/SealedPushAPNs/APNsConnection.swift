@@ -5,7 +5,6 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import NIOTLS
 import SealedPushProviderHTTP2
 
 /// A request ready for the wire.
@@ -60,7 +59,7 @@ final class APNsConnection: @unchecked Sendable {
         self.state = state
     }
 
-    /// Connects, completes the TLS handshake (ALPN must select `h2`) and waits for the server's first SETTINGS.
+    /// Connects, and waits for TLS (ALPN must select `h2`) and HTTP/2's opening exchange (`HTTP2ReadinessHandler`).
     static func connect(
         id: Int, endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration,
         logger: Logger, events: @escaping @Sendable (APNsConnectionEvent) -> Void
@@ -96,13 +95,14 @@ final class APNsConnection: @unchecked Sendable {
                 ) { stream in
                     stream.close()  // APNs never pushes
                 }
-                let ready = channel.eventLoop.makePromise(of: Void.self)
-                try sync.addHandler(APNsConnectionHandler(state: state, ready: ready, events: events, logger: logger))
-                return (channel, multiplexer, ready.futureResult)
+                let readiness = HTTP2ReadinessHandler(eventLoop: channel.eventLoop)
+                try sync.addHandler(readiness)
+                try sync.addHandler(APNsConnectionHandler(state: state, events: events, logger: logger))
+                return (channel, multiplexer, readiness.ready)
             }
         }
         let connection = APNsConnection(id: id, channel: channel, multiplexer: multiplexer, state: state)
-        try await ChannelReadiness.wait(for: ready, on: channel, timeout: timeAmount)
+        try await HTTP2ReadinessHandler.wait(for: ready, on: channel, timeout: timeAmount)
         return connection
     }
 
@@ -168,43 +168,19 @@ final class APNsConnectionState: @unchecked Sendable {
     let activity = InboundActivityHandler()
 }
 
-/// On the connection's pipeline after the HTTP/2 handler: checks ALPN, watches SETTINGS and GOAWAY, reports
-/// closure. The connection is ready once TLS chose `h2`, the server's SETTINGS arrived and the server acknowledged
-/// ours: whatever it reads from then on answers requests, which tells a silent connection from a slow answer.
+/// On the connection's pipeline after the HTTP/2 handler and its readiness handler: watches SETTINGS and GOAWAY,
+/// reports closure and closes the connection on an error.
 final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame
 
     private let state: APNsConnectionState
-    private let ready: EventLoopPromise<Void>
     private let events: @Sendable (APNsConnectionEvent) -> Void
     private let logger: Logger
-    private var handshakeDone = false
-    private var settingsReceived = false
-    private var settingsAcknowledged = false
-    private var isReady = false
 
-    init(
-        state: APNsConnectionState, ready: EventLoopPromise<Void>,
-        events: @escaping @Sendable (APNsConnectionEvent) -> Void,
-        logger: Logger
-    ) {
+    init(state: APNsConnectionState, events: @escaping @Sendable (APNsConnectionEvent) -> Void, logger: Logger) {
         self.state = state
-        self.ready = ready
         self.events = events
         self.logger = logger
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
-            guard negotiated == "h2" else {
-                failReady(APNsConnectionFailure("ALPN did not select h2 (got \(negotiated ?? "none"))"))
-                context.close(promise: nil)
-                return
-            }
-            handshakeDone = true
-            checkReady()
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -213,11 +189,6 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         case .settings(.settings(let settings)):
             let limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
             events(.settings(maxConcurrentStreams: limit))
-            settingsReceived = true
-            checkReady()
-        case .settings(.ack):
-            settingsAcknowledged = true
-            checkReady()
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
             state.goAwayLastStreamID = lastStreamID
             var reason: String?
@@ -238,41 +209,14 @@ final class APNsConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        failReady(APNsConnectionFailure("the connection closed before it was ready"))
         events(.closed)
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        // A channel that never became active (connect refused) is torn down without channelInactive.
-        failReady(APNsConnectionFailure("the connection could not be established"))
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         logger.debug("APNs connection error", metadata: ["error": "\(error)"])
-        failReady(error)
         context.close(promise: nil)
     }
-
-    private func checkReady() {
-        if handshakeDone, settingsReceived, settingsAcknowledged, !isReady {
-            isReady = true
-            ready.succeed(())
-        }
-    }
-
-    private func failReady(_ error: Error) {
-        if !isReady {
-            isReady = true
-            ready.fail(error)
-        }
-    }
-}
-
-/// A connection that could not be set up.
-struct APNsConnectionFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// One request stream: collects the answer; reports exactly one outcome.

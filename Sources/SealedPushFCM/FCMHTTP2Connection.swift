@@ -27,7 +27,7 @@ enum FCMAttemptOutcome: Sendable {
 /// One TLS + HTTP/2 connection (ALPN `h2`) to one endpoint, shared by concurrent requests (one stream each).
 ///
 /// ``connect(endpoint:sslContext:group:timeout:)`` returns once the opening exchange is over (TLS chose `h2`, both
-/// sides' SETTINGS are acknowledged; ``FCMConnectionHandler``), so a request's deadline never overlaps it.
+/// sides' SETTINGS are acknowledged; `HTTP2ReadinessHandler`), so a request's deadline never overlaps it.
 ///
 /// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed
 /// out resets its stream. After the server's GOAWAY the connection takes no new requests (``isUsable`` is false, so
@@ -71,7 +71,6 @@ final class FCMHTTP2Connection: @unchecked Sendable {
         let activity = InboundActivityHandler()
         let (channel, multiplexer, ready) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
             channel.eventLoop.makeCompletedFuture {
-                let ready = channel.eventLoop.makePromise(of: Void.self)
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                 try sync.addHandler(activity)
@@ -85,12 +84,14 @@ final class FCMHTTP2Connection: @unchecked Sendable {
                 let multiplexer = try sync.configureHTTP2Pipeline(
                     mode: .client, connectionConfiguration: connection, streamConfiguration: .init()
                 ) { stream in stream.close() }
-                try sync.addHandler(FCMConnectionHandler(streams: streams, ready: ready))
-                return (channel, multiplexer, ready.futureResult)
+                let readiness = HTTP2ReadinessHandler(eventLoop: channel.eventLoop)
+                try sync.addHandler(readiness)
+                try sync.addHandler(FCMGoAwayHandler(streams: streams))
+                return (channel, multiplexer, readiness.ready)
             }
         }
         // The connect timeout covers the TLS handshake and the SETTINGS exchange too.
-        try await ChannelReadiness.wait(for: ready, on: channel, timeout: timeAmount)
+        try await HTTP2ReadinessHandler.wait(for: ready, on: channel, timeout: timeAmount)
         return FCMHTTP2Connection(
             channel: channel, multiplexer: multiplexer, streams: streams, activity: activity,
             authority: endpoint.authority)
