@@ -78,6 +78,7 @@ let package = Package(
         .target(
             name: "SealedPushProviderHTTP2",
             dependencies: [
+                "SealedPushCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -268,6 +269,16 @@ let package = Package(
             dependencies: ["SealedPushCore"],
             resources: [.copy("Vectors")]
         ),
+        // A real HTTP CONNECT proxy on loopback, for the provider clients' proxy tests.
+        .target(
+            name: "SealedPushProxyTestSupport",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
 
         // MARK: CLI
         .executableTarget(
@@ -297,6 +308,7 @@ let package = Package(
             name: "SealedPushAPNsTests",
             dependencies: [
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushTestSupport",
+                "SealedPushProxyTestSupport",  // a CONNECT proxy between the client and the emulator
                 // Raw requests over the client's own connection (headers APNsClient never sends).
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -345,6 +357,7 @@ let package = Package(
             dependencies: [
                 "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
+                "SealedPushProxyTestSupport",  // delivery through a CONNECT proxy
                 // Delivery: the APNs emulator, a service group, test metrics, a loopback webhook receiver.
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCM", "SealedPushFCMEmulator",
                 .product(name: "Crypto", package: "swift-crypto"),  // bare SHA-256 for an independent HMAC check
@@ -369,6 +382,7 @@ let package = Package(
                 "SealedPushBlobServer",
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
+                "SealedPushProxyTestSupport",  // delivery through a CONNECT proxy
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // HTTPS: a TLS connection kept open across a certificate reload.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -380,7 +394,7 @@ let package = Package(
         .testTarget(
             name: "SealedPushProviderHTTP2Tests",
             dependencies: [
-                "SealedPushProviderHTTP2",
+                "SealedPushProviderHTTP2", "SealedPushCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
@@ -390,10 +404,15 @@ let package = Package(
             dependencies: [
                 "SealedPushFCM", "SealedPushFCMEmulator", "SealedPushServer", "SealedPushCore",
                 "SealedPushAPNsEmulator",  // the fault plan
+                "SealedPushProxyTestSupport",  // a CONNECT proxy between the client and the emulator
             ]
         ),
         .testTarget(
-            name: "SealedPushCLITests", dependencies: ["sealed-push", "SealedPushCore", "SealedPushServer", "SealedPushClient"]),
+            name: "SealedPushCLITests",
+            dependencies: [
+                "sealed-push", "SealedPushCore", "SealedPushServer", "SealedPushClient",
+                "SealedPushProxyTestSupport",  // send and fcm-send through a CONNECT proxy
+            ]),
         .testTarget(
             name: "SealedPushConformanceTests",
             dependencies: [

@@ -75,7 +75,8 @@ public final class APNsClient: Sendable {
             endpoint: configuration.endpoint, sslContext: sslContext, group: MultiThreadedEventLoopGroup.singleton,
             maxConnections: configuration.maxConnections,
             streamCap: configuration.maxConcurrentStreamsPerConnection,
-            connectTimeout: configuration.connectTimeout, logger: logger, statistics: counters)
+            connectTimeout: configuration.connectTimeout, proxy: configuration.proxy, logger: logger,
+            statistics: counters)
         (self.unregisteredTokens, self.unregisteredContinuation) = AsyncStream.makeStream(
             of: APNsUnregisteredToken.self, bufferingPolicy: .bufferingNewest(100_000))
     }

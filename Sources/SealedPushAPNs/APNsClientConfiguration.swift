@@ -30,8 +30,10 @@ public struct APNsClientConfiguration: Sendable {
     /// The most time one notification may take in all: waiting for a connection, attempts and backoff
     /// (default 60 s). Reaching it ends the notification with `Timeout` (or the last retryable failure).
     public var deadline: Duration
-    /// The TCP + TLS connect timeout (default 10 s).
+    /// The TCP + TLS connect timeout (default 10 s); through a ``proxy``, its answer to `CONNECT` too.
     public var connectTimeout: Duration
+    /// An HTTP proxy to reach APNs through (`CONNECT`), or nil (default) to connect directly.
+    public var proxy: ProviderProxy?
     /// Retries.
     public var retry: APNsRetryPolicy
     /// The provider token's renewal age, in [20, 60) minutes (default 50).
@@ -51,6 +53,7 @@ public struct APNsClientConfiguration: Sendable {
         self.requestTimeout = .seconds(10)
         self.deadline = .seconds(60)
         self.connectTimeout = .seconds(10)
+        self.proxy = nil
         self.retry = APNsRetryPolicy()
         self.tokenRenewalAge = 50 * 60
         self.clock = { Date() }

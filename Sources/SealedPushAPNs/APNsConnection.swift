@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SealedPushCore
 import SealedPushProviderHTTP2
 
 /// A request ready for the wire.
@@ -59,10 +60,11 @@ final class APNsConnection: @unchecked Sendable {
         self.state = state
     }
 
-    /// Connects, and waits for TLS (ALPN must select `h2`) and HTTP/2's opening exchange (`HTTP2ReadinessHandler`).
+    /// Connects (through `proxy`'s tunnel when there is one: `ProxyTunnelHandler`), and waits for TLS (ALPN must
+    /// select `h2`) and HTTP/2's opening exchange (`HTTP2ReadinessHandler`).
     static func connect(
         id: Int, endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration,
-        logger: Logger, events: @escaping @Sendable (APNsConnectionEvent) -> Void
+        proxy: ProviderProxy?, logger: Logger, events: @escaping @Sendable (APNsConnectionEvent) -> Void
     ) async throws -> APNsConnection {
         let timeAmount = TimeAmount.nanoseconds(Self.nanoseconds(timeout))
         let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
@@ -70,10 +72,14 @@ final class APNsConnection: @unchecked Sendable {
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-        let (channel, multiplexer, ready) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) {
-            channel in
+        let (channel, multiplexer, ready) = try await bootstrap.connect(
+            host: proxy?.host ?? endpoint.host, port: proxy?.port ?? endpoint.port
+        ) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
+                if let proxy {
+                    try sync.addHandler(ProxyTunnelHandler(proxy: proxy, targetHost: endpoint.host, targetPort: endpoint.port))
+                }
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                 try sync.addHandler(state.activity)
                 try sync.addHandler(FlushCoalescingHandler())

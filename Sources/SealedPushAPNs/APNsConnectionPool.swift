@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOSSL
+import SealedPushCore
 
 /// Hands out request slots on a bounded set of connections, spreading requests over all of them.
 ///
@@ -53,6 +54,8 @@ actor APNsConnectionPool {
     private let maxConnections: Int
     private let streamCap: Int
     private let connectTimeout: Duration
+    /// The proxy every connection tunnels through, if any.
+    private let proxy: ProviderProxy?
     private let logger: Logger
     private let statistics: APNsClientStatistics
 
@@ -68,9 +71,11 @@ actor APNsConnectionPool {
 
     init(
         endpoint: APNsEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, maxConnections: Int,
-        streamCap: Int, connectTimeout: Duration, logger: Logger, statistics: APNsClientStatistics
+        streamCap: Int, connectTimeout: Duration, proxy: ProviderProxy?, logger: Logger,
+        statistics: APNsClientStatistics
     ) {
         self.endpoint = endpoint
+        self.proxy = proxy
         self.sslContext = sslContext
         self.group = group
         self.maxConnections = maxConnections
@@ -194,11 +199,12 @@ actor APNsConnectionPool {
         let sslContext = sslContext
         let group = group
         let timeout = connectTimeout
+        let proxy = proxy
         let logger = logger
         Task {
             do {
                 let connection = try await APNsConnection.connect(
-                    id: id, endpoint: endpoint, sslContext: sslContext, group: group, timeout: timeout, logger: logger
+                    id: id, endpoint: endpoint, sslContext: sslContext, group: group, timeout: timeout, proxy: proxy, logger: logger
                 ) { [weak self] event in
                     Task { await self?.handle(event, connectionID: id) }
                 }

@@ -40,10 +40,13 @@ public final class FCMClient: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         do {
             self.slot = try FCMConnectionSlot(
-                endpoint: configuration.endpoint, group: group, connectTimeout: configuration.connectTimeout)
+                endpoint: configuration.endpoint, group: group, connectTimeout: configuration.connectTimeout,
+                proxy: configuration.proxy)
             let tokenSlot = tokenEndpoint == configuration.endpoint
                 ? slot
-                : try FCMConnectionSlot(endpoint: tokenEndpoint, group: group, connectTimeout: configuration.connectTimeout)
+                : try FCMConnectionSlot(
+                    endpoint: tokenEndpoint, group: group, connectTimeout: configuration.connectTimeout,
+                    proxy: configuration.proxy)
             self.tokens = FCMAccessTokenProvider(
                 account: configuration.serviceAccount, slot: tokenSlot, path: tokenPath,
                 timeout: configuration.requestTimeout, logger: logger, now: { Date() })

@@ -1,3 +1,4 @@
+import SealedPushCore
 import SealedPushServer
 
 /// How an ``FCMClient`` reaches FCM and how hard it tries.
@@ -12,8 +13,11 @@ public struct FCMClientConfiguration: Sendable {
     public var tokenEndpointTrustedCertificatePEM: String?
     /// The deadline of each request (default 10 s).
     public var requestTimeout: Duration
-    /// The deadline of each connection attempt, TLS included (default 10 s).
+    /// The deadline of each connection attempt, TLS included (default 10 s); through a ``proxy``, its answer to
+    /// `CONNECT` too.
     public var connectTimeout: Duration
+    /// An HTTP proxy to reach FCM and the token endpoint through (`CONNECT`), or nil (default) to connect directly.
+    public var proxy: ProviderProxy?
     /// Retries.
     public var retry: FCMRetryPolicy
     /// Event-loop threads (default 1).
@@ -31,6 +35,7 @@ public struct FCMClientConfiguration: Sendable {
         self.tokenEndpointTrustedCertificatePEM = endpoint.trustedCertificatePEM
         self.requestTimeout = .seconds(10)
         self.connectTimeout = .seconds(10)
+        self.proxy = nil
         self.retry = FCMRetryPolicy()
         self.threads = 1
     }

@@ -9,11 +9,12 @@ actor FCMConnectionSlot {
     private let sslContext: NIOSSLContext
     private let group: EventLoopGroup
     private let connectTimeout: Duration
+    private let proxy: ProviderProxy?
     private var connection: FCMHTTP2Connection?
     private var connecting: Task<FCMHTTP2Connection, any Error>?
     private(set) var connectionsMade = 0
 
-    init(endpoint: FCMEndpoint, group: EventLoopGroup, connectTimeout: Duration) throws {
+    init(endpoint: FCMEndpoint, group: EventLoopGroup, connectTimeout: Duration, proxy: ProviderProxy?) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
@@ -24,15 +25,16 @@ actor FCMConnectionSlot {
         self.endpoint = endpoint
         self.group = group
         self.connectTimeout = connectTimeout
+        self.proxy = proxy
     }
 
     /// The live connection, connecting if there is none.
     func get() async throws -> FCMHTTP2Connection {
         if let connection, connection.isUsable { return connection }
         if let connecting { return try await connecting.value }
-        let task = Task { [endpoint, sslContext, group, connectTimeout] in
+        let task = Task { [endpoint, sslContext, group, connectTimeout, proxy] in
             try await FCMHTTP2Connection.connect(
-                endpoint: endpoint, sslContext: sslContext, group: group, timeout: connectTimeout)
+                endpoint: endpoint, sslContext: sslContext, group: group, timeout: connectTimeout, proxy: proxy)
         }
         connecting = task
         defer { connecting = nil }

@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SealedPushCore
 import SealedPushProviderHTTP2
 
 /// One HTTP/2 request's answer.
@@ -56,11 +57,15 @@ final class FCMHTTP2Connection: @unchecked Sendable {
     /// use it.
     var isUsable: Bool { channel.isActive && !streams.isRetired }
 
-    /// Connects, and waits for TLS and HTTP/2's opening exchange.
-    /// - Parameter timeout: The whole of it: TCP connect, TLS handshake, SETTINGS and their acknowledgement.
+    /// Connects (through `proxy`'s tunnel when there is one), and waits for TLS and HTTP/2's opening exchange.
+    /// - Parameters:
+    ///   - timeout: The whole of it: TCP connect, the proxy's answer, TLS handshake, SETTINGS and their
+    ///     acknowledgement.
+    ///   - proxy: An HTTP proxy to tunnel through (`CONNECT`), or nil.
     /// - Throws: When it could not connect, TLS did not choose `h2`, or the exchange was not over within `timeout`.
     static func connect(
-        endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration
+        endpoint: FCMEndpoint, sslContext: NIOSSLContext, group: EventLoopGroup, timeout: Duration,
+        proxy: ProviderProxy?
     ) async throws -> FCMHTTP2Connection {
         let timeAmount = TimeAmount.nanoseconds(nanoseconds(timeout))
         let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
@@ -69,9 +74,14 @@ final class FCMHTTP2Connection: @unchecked Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let streams = FCMConnectionStreams()
         let activity = InboundActivityHandler()
-        let (channel, multiplexer, ready) = try await bootstrap.connect(host: endpoint.host, port: endpoint.port) { channel in
+        let (channel, multiplexer, ready) = try await bootstrap.connect(
+            host: proxy?.host ?? endpoint.host, port: proxy?.port ?? endpoint.port
+        ) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
+                if let proxy {
+                    try sync.addHandler(ProxyTunnelHandler(proxy: proxy, targetHost: endpoint.host, targetPort: endpoint.port))
+                }
                 try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                 try sync.addHandler(activity)
                 try sync.addHandler(FlushCoalescingHandler())

@@ -21,7 +21,7 @@ struct APNsEmulatorPushTypeTests {
             let connection = try await APNsConnection.connect(
                 id: 1, endpoint: APNsEndpoint(host: "127.0.0.1", port: fixture.emulator.port),
                 sslContext: try NIOSSLContext(configuration: tls), group: MultiThreadedEventLoopGroup.singleton,
-                timeout: .seconds(10), logger: APNsTestFixture.quietLogger("raw"), events: { _ in })
+                timeout: .seconds(10), proxy: nil, logger: APNsTestFixture.quietLogger("raw"), events: { _ in })
             let issuer = try ProviderTokenIssuer(
                 key: try APNsSigningKey(pemBytes: fixture.keyPEM), keyID: APNsTestFixture.keyID,
                 teamID: APNsTestFixture.teamID)
