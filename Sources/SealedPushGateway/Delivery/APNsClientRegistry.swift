@@ -41,6 +41,7 @@ struct APNsClientRegistry: Sendable {
             let issuer = try ProviderTokenIssuer(key: signingKey, keyID: source.keyID, teamID: source.teamID)
             var clientConfiguration = configuration.client
             clientConfiguration.endpoint = configuration.endpoint(for: environment)
+            if let proxy = configuration.proxy { clientConfiguration.proxy = proxy }
             var clientLogger = logger
             clientLogger[metadataKey: "app"] = "\(app.id)"
             clientLogger[metadataKey: "environment"] = "\(environment.rawValue)"
@@ -50,6 +51,7 @@ struct APNsClientRegistry: Sendable {
                 metadata: [
                     "app": "\(app.id)", "environment": "\(environment.rawValue)",
                     "endpoint": "\(clientConfiguration.endpoint)",
+                    "proxy": "\(clientConfiguration.proxy.map(\.description) ?? "none")",
                 ])
             return client
         }

@@ -27,6 +27,9 @@ public struct DeliveryConfiguration: Sendable {
     public var fcmEndpoint: FCMEndpoint
     /// The FCM client's answer timeout per request.
     public var fcmRequestTimeout: Duration
+    /// An HTTP proxy every APNs and FCM connection (the FCM token endpoint's too) tunnels through with `CONNECT`, or
+    /// nil (default) to connect directly. When set, it replaces `client.proxy`.
+    public var proxy: ProviderProxy?
     /// The FCM client's own retries within one claim (429, 500, 503, connection loss, honouring `Retry-After`).
     /// A send's requests, retries and waits all end within the same per-send deadline as APNs's
     /// (`client.deadline`, which the lease covers): `maxTotal` and ``fcmRequestTimeout`` are cut to fit it.
@@ -82,6 +85,7 @@ public struct DeliveryConfiguration: Sendable {
         self.client = client
         self.fcmEndpoint = .production
         self.fcmRequestTimeout = .seconds(10)
+        self.proxy = nil
         self.fcmRetry = FCMRetryPolicy(maxAttempts: 3, maxTotal: .seconds(30))
         self.maxConcurrentSends = 128
         self.leaseDuration = .seconds(90)

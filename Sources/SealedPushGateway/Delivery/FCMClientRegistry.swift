@@ -38,6 +38,7 @@ struct FCMClientRegistry: Sendable {
             var retry = configuration.fcmRetry
             retry.maxTotal = max(.zero, min(retry.maxTotal, deadline - clientConfiguration.requestTimeout))
             clientConfiguration.retry = retry
+            clientConfiguration.proxy = configuration.proxy
             var clientLogger = logger
             clientLogger[metadataKey: "app"] = "\(app.id)"
             let client = try FCMClient(configuration: clientConfiguration, logger: clientLogger)
@@ -46,6 +47,7 @@ struct FCMClientRegistry: Sendable {
                 metadata: [
                     "app": "\(app.id)", "project": "\(credentials.projectID)",
                     "endpoint": "\(configuration.fcmEndpoint.host):\(configuration.fcmEndpoint.port)",
+                    "proxy": "\(configuration.proxy.map(\.description) ?? "none")",
                 ])
             return client
         }

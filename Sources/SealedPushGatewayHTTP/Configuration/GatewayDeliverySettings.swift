@@ -22,6 +22,8 @@ import Darwin
 ///   "trustRootsFile": null,
 ///   "fcmURL": "https://fcm.googleapis.com",
 ///   "fcmTrustFile": null,
+///   "proxy": null,
+///   "proxyCredentialsFile": null,
 ///   "maxConnections": 2,
 ///   "maxConcurrentSends": 128,
 ///   "requestTimeoutSeconds": 10,
@@ -42,14 +44,17 @@ import Darwin
 /// Every member is optional; a missing section means delivery on, with these defaults. The node id defaults to the
 /// host name: nodes sharing one PostgreSQL database need distinct ids. `trustRootsFile` (PEM) replaces the system's
 /// roots, for an APNs emulator or a TLS-inspecting proxy; `fcmTrustFile` (one PEM certificate) is the only one trusted
-/// for FCM and its token endpoint, for the FCM emulator. The webhook secret lives in its own file (mode 0600, at
-/// least 16 bytes; a final newline is ignored), never in this file.
+/// for FCM and its token endpoint, for the FCM emulator. `proxy` (`http://host:port`) sends every APNs, FCM and
+/// FCM-token connection through that HTTP proxy's `CONNECT` tunnel (``ProviderProxy``); when the proxy wants a user
+/// and password they live in `proxyCredentialsFile` (`user:password`, mode 0600), never in the URL. The webhook
+/// secret lives in its own file (mode 0600, at least 16 bytes; a final newline is ignored), never in this file.
 ///
 /// Environment overrides (each replaces the file's value when set and not empty):
 /// `SEALEDPUSH_GATEWAY_DELIVERY` (`on` or `off`), `SEALEDPUSH_GATEWAY_NODE_ID`,
 /// `SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL`, `SEALEDPUSH_GATEWAY_APNS_SANDBOX_URL`,
 /// `SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS` (a PEM file), `SEALEDPUSH_GATEWAY_FCM_URL`,
-/// `SEALEDPUSH_GATEWAY_FCM_TRUST` (a PEM file), `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
+/// `SEALEDPUSH_GATEWAY_FCM_TRUST` (a PEM file), `SEALEDPUSH_GATEWAY_PROXY`, `SEALEDPUSH_GATEWAY_PROXY_CREDENTIALS_FILE`,
+/// `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
 /// `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
 public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     /// The signed webhook told about unregistered devices.
@@ -80,6 +85,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public var fcmURL: String
     /// A PEM file with the one certificate to trust for FCM and its token endpoint; nil for the system's roots.
     public var fcmTrustFile: String?
+    /// An HTTP proxy (`http://host:port`, no credentials) every provider connection tunnels through; nil for none.
+    public var proxy: String?
+    /// A file (0600) holding the proxy's `user:password`, when it asks for them.
+    public var proxyCredentialsFile: String?
     /// Connections per app and environment, 1...64.
     public var maxConnections: Int
     /// Sends in flight on this node, 1...10,000.
@@ -131,6 +140,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         trustRootsFile = nil
         fcmURL = Self.googleFCMURL
         fcmTrustFile = nil
+        proxy = nil
+        proxyCredentialsFile = nil
         maxConnections = 2
         maxConcurrentSends = 128
         requestTimeoutSeconds = 10
@@ -149,7 +160,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled, nodeID = "nodeId", productionURL, sandboxURL, trustRootsFile, fcmURL, fcmTrustFile, maxConnections
-        case maxConcurrentSends
+        case maxConcurrentSends, proxy, proxyCredentialsFile
         case requestTimeoutSeconds, apnsDeadlineSeconds, leaseSeconds, shutdownGraceSeconds, retentionSeconds, webhook
         case heartbeatSeconds, nodeStaleSeconds, appRefreshSeconds, retryAttempts, retryInitialSeconds, retryMaxSeconds
     }
@@ -169,6 +180,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         trustRootsFile = try container.decodeIfPresent(String.self, forKey: .trustRootsFile)
         fcmURL = try container.decodeIfPresent(String.self, forKey: .fcmURL) ?? defaults.fcmURL
         fcmTrustFile = try container.decodeIfPresent(String.self, forKey: .fcmTrustFile)
+        proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
+        proxyCredentialsFile = try container.decodeIfPresent(String.self, forKey: .proxyCredentialsFile)
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections) ?? defaults.maxConnections
         maxConcurrentSends =
             try container.decodeIfPresent(Int.self, forKey: .maxConcurrentSends) ?? defaults.maxConcurrentSends
@@ -210,6 +223,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         if let file = value("SEALEDPUSH_GATEWAY_APNS_TRUST_ROOTS") { trustRootsFile = file }
         if let url = value("SEALEDPUSH_GATEWAY_FCM_URL") { fcmURL = url }
         if let file = value("SEALEDPUSH_GATEWAY_FCM_TRUST") { fcmTrustFile = file }
+        if let url = value("SEALEDPUSH_GATEWAY_PROXY") { proxy = url }
+        if let file = value("SEALEDPUSH_GATEWAY_PROXY_CREDENTIALS_FILE") { proxyCredentialsFile = file }
         switch (value("SEALEDPUSH_GATEWAY_WEBHOOK_URL"), value("SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE")) {
         case (let url?, let file?): webhook = Webhook(url: url, secretFile: file)
         case (nil, nil): break
@@ -224,6 +239,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
         if let file = trustRootsFile { trustRootsFile = resolve(file) }
         if let file = fcmTrustFile { fcmTrustFile = resolve(file) }
+        if let file = proxyCredentialsFile { proxyCredentialsFile = resolve(file) }
         if let file = webhook?.secretFile { webhook?.secretFile = resolve(file) }
     }
 
@@ -322,8 +338,38 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
                 throw GatewayConfigurationError("delivery.trustRootsFile \(trustRootsFile) cannot be read")
             }
         }
+        configuration.proxy = try providerProxy(readingSecrets: readingSecrets)
         configuration.webhook = try webhookConfiguration(readingSecrets: readingSecrets)
         return configuration
+    }
+
+    /// The proxy provider connections tunnel through (its credentials read from their file), or nil.
+    /// - Parameter readingSecrets: Whether to read the credentials file (off for a form-only check).
+    /// - Throws: ``GatewayConfigurationError`` naming the setting or the file.
+    func providerProxy(readingSecrets: Bool = true) throws -> ProviderProxy? {
+        guard let proxy else {
+            if proxyCredentialsFile != nil {
+                throw GatewayConfigurationError("delivery.proxyCredentialsFile is set but delivery.proxy is not")
+            }
+            return nil
+        }
+        let parsed: ProviderProxy
+        do { parsed = try ProviderProxy(url: proxy) } catch let error as SealedPushError {
+            throw GatewayConfigurationError("delivery.proxy: \(error.message)")
+        }
+        guard parsed.username == nil else {
+            throw GatewayConfigurationError(
+                "delivery.proxy must not hold a user or password (\(parsed)): put user:password in a file of its "
+                    + "own, mode 0600, named by delivery.proxyCredentialsFile")
+        }
+        guard let file = proxyCredentialsFile, readingSecrets else { return parsed }
+        var bytes = try Self.readSecret(file, setting: "delivery.proxyCredentialsFile")
+        defer { Sodium.wipe(&bytes) }
+        do {
+            return try parsed.withCredentials(fromFile: bytes)
+        } catch let error as SealedPushError {
+            throw GatewayConfigurationError("delivery.proxyCredentialsFile \(file): \(error.message)")
+        }
     }
 
     /// The webhook's configuration (its secret read from its file), or nil when there is none.
@@ -334,7 +380,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         guard let url = URL(string: webhook.url) else {
             throw GatewayConfigurationError("delivery.webhook.url is not a URL")
         }
-        var secret = readingSecrets ? try Self.readSecret(webhook.secretFile) : [UInt8](repeating: 0x61, count: 16)
+        var secret =
+            readingSecrets
+            ? try Self.readSecret(webhook.secretFile, setting: "delivery.webhook.secretFile")
+            : [UInt8](repeating: 0x61, count: 16)
         defer { Sodium.wipe(&secret) }
         do {
             return try UnregisteredWebhookConfiguration(url: url, secret: secret)
@@ -343,23 +392,27 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         }
     }
 
-    /// Reads the webhook secret: a regular file, not a symlink, readable by its owner only; a final newline dropped.
-    static func readSecret(_ path: String) throws -> [UInt8] {
+    /// Reads a secret file (the webhook's secret, the proxy's credentials): a regular file, not a symlink, readable
+    /// by its owner only; a final newline dropped.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - setting: The setting that names it, for the errors.
+    static func readSecret(_ path: String, setting: String) throws -> [UInt8] {
         var status = stat()
         guard lstat(path, &status) == 0 else {
-            throw GatewayConfigurationError("delivery.webhook.secretFile \(path) does not exist")
+            throw GatewayConfigurationError("\(setting) \(path) does not exist")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw GatewayConfigurationError("delivery.webhook.secretFile \(path) must be a regular file, not a link")
+            throw GatewayConfigurationError("\(setting) \(path) must be a regular file, not a link")
         }
         guard status.st_mode & 0o077 == 0 else {
             throw GatewayConfigurationError(
-                "delivery.webhook.secretFile \(path) is readable by others (mode "
+                "\(setting) \(path) is readable by others (mode "
                     + String(status.st_mode & 0o777, radix: 8) + "): chmod 600 it")
         }
         var bytes: [UInt8]
         do { bytes = try KeyFile.read(path: path, limit: 4096) } catch let error as SealedPushError {
-            throw GatewayConfigurationError("delivery.webhook.secretFile: \(error.message)")
+            throw GatewayConfigurationError("\(setting): \(error.message)")
         }
         while let last = bytes.last, last == 0x0A || last == 0x0D {
             bytes[bytes.count - 1] = 0

@@ -1,5 +1,6 @@
 import Foundation
 import SealedPushAPNs
+import SealedPushCore
 import SealedPushGateway
 import SealedPushGatewayHTTP
 import Testing
@@ -137,5 +138,54 @@ struct GatewayDeliverySettingsTests {
         try FileManager.default.createSymbolicLink(
             atPath: directory.appendingPathComponent("webhook.secret").path, withDestinationPath: target)
         #expect(try refusal(json).contains("not a link"))
+    }
+
+    @Test func theProxyAndItsCredentialsFile() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let none = try #require(try GatewayConfiguration.load(path: try write(#"{"database":"sqlite:x"}"#), environment: [:])
+            .deliveryConfiguration())
+        #expect(none.proxy == nil)
+        // Credentials from their own 0600 file; the file's path relative to gateway.json.
+        let credentials = directory.appendingPathComponent("proxy.credentials").path
+        #expect(FileManager.default.createFile(
+            atPath: credentials, contents: Data("gw-1:pa:ss w0rd\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let path = try write(
+            #"{"database":"sqlite:x","delivery":{"proxy":"http://egress.internal:3128","proxyCredentialsFile":"proxy.credentials"}}"#)
+        let proxy = try #require(try GatewayConfiguration.load(path: path, environment: [:]).deliveryConfiguration()?.proxy)
+        #expect(proxy == (try ProviderProxy(host: "egress.internal", port: 3128, username: "gw-1", password: "pa:ss w0rd")))
+        // The environment replaces the file's proxy (a deployment's egress differs per site).
+        let overridden = try #require(
+            try GatewayConfiguration.load(
+                path: try write(#"{"database":"sqlite:x","delivery":{"proxy":"http://egress.internal:3128"}}"#),
+                environment: ["SEALEDPUSH_GATEWAY_PROXY": "http://10.1.2.3:8080"]
+            ).deliveryConfiguration()?.proxy)
+        #expect(overridden == (try ProviderProxy(host: "10.1.2.3", port: 8080)))
+    }
+
+    @Test func proxyRefusalsNameTheSettingAndNeverThePassword() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inline = try refusal(#"{"database":"sqlite:x","delivery":{"proxy":"http://gw:hunter2@egress.internal:3128"}}"#)
+        #expect(inline.contains("delivery.proxy must not hold a user or password") && inline.contains("proxyCredentialsFile"))
+        #expect(!inline.contains("hunter2"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"proxy":"https://egress.internal:3128"}}"#)
+            .contains("delivery.proxy: the proxy's scheme must be http"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"proxy":"http://egress.internal"}}"#)
+            .contains("delivery.proxy: a proxy URL names its port"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"proxyCredentialsFile":"c"}}"#)
+            .contains("delivery.proxyCredentialsFile is set but delivery.proxy is not"))
+        let json = #"{"database":"sqlite:x","delivery":{"proxy":"http://egress.internal:3128","proxyCredentialsFile":"proxy.credentials"}}"#
+        let credentials = directory.appendingPathComponent("proxy.credentials").path
+        #expect(FileManager.default.createFile(
+            atPath: credentials, contents: Data("gw-1:hunter2".utf8), attributes: [.posixPermissions: 0o640]))
+        let readable = try refusal(json)
+        #expect(readable.contains("delivery.proxyCredentialsFile") && readable.contains("readable by others"))
+        #expect(!readable.contains("hunter2"))
+        try FileManager.default.removeItem(atPath: credentials)
+        #expect(FileManager.default.createFile(
+            atPath: credentials, contents: Data("hunter2-without-user".utf8), attributes: [.posixPermissions: 0o600]))
+        let malformed = try refusal(json)
+        #expect(malformed.contains("holds user:password") && !malformed.contains("hunter2"))
+        #expect(try refusal(#"{"database":"sqlite:x","delivery":{"proxyy":"http://egress.internal:3128"}}"#)
+            .contains(#"unknown setting "delivery.proxyy"; did you mean "delivery.proxy"?"#))
     }
 }

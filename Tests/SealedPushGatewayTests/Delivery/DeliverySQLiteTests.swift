@@ -21,6 +21,7 @@ struct DeliverySQLiteTests {
     @Test func apnsKeyChangeTakesEffectWithoutRestart() async throws { try await CredentialReloadDeliveryContract.apnsKeyChangeTakesEffectWithoutRestart(SQLiteHarness()) }
     @Test func floodingAppDoesNotDelayAnother() async throws { try await FairnessDeliveryContract.floodingAppDoesNotDelayAnother(SQLiteHarness()) }
     @Test func iPhoneAndAndroidEachGetOne() async throws { try await PlatformDeliveryContract.iPhoneAndAndroidEachGetOne(SQLiteHarness()) }
+    @Test func bothPlatformsGoThroughTheProxy() async throws { try await PlatformDeliveryContract.bothPlatformsGoThroughTheProxy(SQLiteHarness()) }
     @Test func fcmFaultsLoseNothing() async throws { try await PlatformDeliveryContract.fcmFaultsLoseNothing(SQLiteHarness()) }
     @Test func unregisteredAndroidStopsSends() async throws { try await PlatformDeliveryContract.unregisteredAndroidStopsSends(SQLiteHarness()) }
 }

@@ -5,6 +5,7 @@ import SealedPushCore
 import SealedPushFCM
 import SealedPushFCMEmulator
 import SealedPushGateway
+import SealedPushProxyTestSupport
 import SealedPushServer
 import Testing
 
@@ -94,6 +95,44 @@ enum PlatformDeliveryContract {
             return NewNotification.Job(
                 deviceID: deviceID, body: try SealedBody(fcmEnvelopeText: Base64URL.encode(sealed.envelope)))
         }
+    }
+
+    /// `DeliveryConfiguration.proxy`: the node's APNs and FCM connections (FCM's token endpoint's too) all go through
+    /// one HTTP proxy's tunnels, and both jobs are sent.
+    static func bothPlatformsGoThroughTheProxy(_ harness: any StoreHarness) async throws {
+        let proxy = try await ConnectProxy()
+        try await withBothPlatforms(harness) { fixture, fcm, androidSealer in
+            let iphones = try await fixture.registerDevices(1)
+            let androids = try await registerAndroid(1, fixture.store)
+            let apnsSealed = try fixture.sealer.seal(
+                NotificationContent(body: "through the proxy"), to: fixture.keys[iphones[0]]!, ttl: 3600,
+                now: UInt64(Date().timeIntervalSince1970))
+            let notification = NewNotification(
+                appID: DeliveryFixture.appID, priority: 10, collapseID: nil, createdAt: Date(),
+                expiresAt: Date().addingTimeInterval(3600),
+                jobs: [
+                    NewNotification.Job(deviceID: iphones[0], body: try SealedBody(apnsBody: apnsSealed.payload)),
+                    try androidJobs(androids, androidSealer)[0],
+                ])
+            _ = try await fixture.store.enqueue(notification)
+            var configuration = fixture.configuration()
+            fcm.configure(&configuration)
+            configuration.proxy = try ProviderProxy(url: "http://127.0.0.1:\(proxy.port)")
+            let service = try DeliveryService(
+                store: fixture.store, configuration: configuration, logger: DeliveryFixture.quietLogger("delivery"))
+            let store = fixture.store
+            #expect(try await runServices([service]) { try await store.queueIsEmpty() })
+            let deliveries = try await fixture.deliveries(notification.id)
+            #expect(deliveries[iphones[0]]?.state == .sent)
+            #expect(deliveries["android-0"]?.state == .sent)
+            #expect(fixture.emulator.recorder.totalAccepted == 1)
+            #expect(fcm.emulator.recorder.messages(for: fcmToken(0)).count == 1)
+            #expect(
+                Set(proxy.requests.map(\.target))
+                    == ["127.0.0.1:\(fixture.emulator.port)", "127.0.0.1:\(fcm.emulator.port)"])
+            #expect(proxy.requests.allSatisfy { $0.opened })
+        }
+        await proxy.stop()
     }
 
     /// A user with an iPhone and an Android phone gets one notification on each, each in its platform's form:
