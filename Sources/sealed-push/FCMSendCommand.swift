@@ -40,6 +40,7 @@ struct FCMSendCommand: AsyncParsableCommand {
     var timeoutMilliseconds = 10_000
     @Option(name: .customLong("max-attempts"), help: "Attempts per notification at most.")
     var maxAttempts = 5
+    @OptionGroup var proxyOptions: ProxyOptions
     @Flag(name: .long, help: "Log failures to stderr.")
     var verbose = false
     @Flag(
@@ -60,6 +61,7 @@ struct FCMSendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let proxy = try proxyOptions.providerProxy()
         var logger = Logger(label: "sealedpush.fcm-send", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = verbose ? .debug : .error
         let client: FCMClient
@@ -80,6 +82,7 @@ struct FCMSendCommand: AsyncParsableCommand {
             var configuration = FCMClientConfiguration(serviceAccount: account, endpoint: fcm, projectID: project)
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
             configuration.retry.maxAttempts = maxAttempts
+            configuration.proxy = proxy
             client = try FCMClient(configuration: configuration, logger: logger)
         } catch let error as SealedPushError {
             CLIIO.writeStderr("error: \(error.code.name): \(error.message)\n")

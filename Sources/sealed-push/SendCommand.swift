@@ -68,6 +68,8 @@ struct SendCommand: AsyncParsableCommand {
         help: "Requests per notification that APNs may have processed, at most (resends after GOAWAY are free).")
     var maxAttempts = 5
 
+    @OptionGroup var proxyOptions: ProxyOptions
+
     @Flag(name: .long, help: "Log connection events and failures to stderr.")
     var verbose = false
 
@@ -100,6 +102,7 @@ struct SendCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
+        let proxy = try proxyOptions.providerProxy()
         var logger = Logger(label: "sealedpush.send", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = verbose ? .debug : .error
         let client: APNsClient
@@ -112,6 +115,7 @@ struct SendCommand: AsyncParsableCommand {
             configuration.maxConcurrentStreamsPerConnection = streamsPerConnection
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
             configuration.retry.maxAttempts = maxAttempts
+            configuration.proxy = proxy
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
         } catch let error as SealedPushError {
             throw ValidationError(error.description)

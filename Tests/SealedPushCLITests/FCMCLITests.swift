@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import SealedPushProxyTestSupport
+
 /// `sealed-push fcm-emulator` and `sealed-push fcm-send` as real processes on loopback (issue 18 §2–3): OAuth from the
 /// emulator's service-account file, HTTP/2 over TLS trusting only the emulator's certificate, retries under faults.
 @Suite struct FCMCLITests {
@@ -102,5 +104,36 @@ import Testing
         #expect(result.stderr.contains("readable by others (mode 644): chmod 600"), "\(result.stderr)")
         #expect(!result.stderr.contains("PRIVATE KEY"))
         #expect(summary.contains("0 sends"), "\(summary)")
+    }
+
+    @Test func sendsThroughAProxyWithCredentialsFromAFile() async throws {
+        let cli = try CLITests()
+        let device = try devicePublicKey(cli)
+        let expected = "Basic " + Data("cli:pa ss:wd".utf8).base64EncodedString()  // RFC 7617
+        let proxy = try await ConnectProxy(policy: .requireAuthorization(expected))
+        let (emulator, _, port) = try startEmulator(cli, [])
+        defer {
+            emulator.terminate()
+            emulator.waitUntilExit()
+        }
+        let credentials = cli.path("proxy.credentials")
+        #expect(FileManager.default.createFile(
+            atPath: credentials, contents: Data("cli:pa ss:wd\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let proxied = sendArguments(cli, port: port, token: Self.token, devicePublic: device)
+            + ["--proxy", "http://127.0.0.1:\(proxy.port)", "--proxy-credentials", credentials, "--count", "3"]
+        let result = try cli.run(proxied)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("delivered: 3/3"), "\(result.stdout)")
+        #expect(proxy.requests.map(\.target) == ["127.0.0.1:\(port)"])
+        #expect(proxy.requests.allSatisfy { $0.opened && $0.authorization == expected })
+        // A password on the command line is refused before anything connects.
+        let inline = try cli.run(
+            sendArguments(cli, port: port, token: Self.token, devicePublic: device)
+                + ["--proxy", "http://cli:secret@127.0.0.1:\(proxy.port)"])
+        #expect(inline.status != 0)
+        #expect(inline.stderr.contains("--proxy must not hold a user or password"), "\(inline.stderr)")
+        #expect(!inline.stderr.contains("secret"))
+        #expect(proxy.requests.count == 1)
+        await proxy.stop()
     }
 }
