@@ -3,12 +3,6 @@ import Foundation
 import SealedPushCore
 import SealedPushServer
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `--proxy` and `--proxy-credentials` of `send` and `fcm-send`: reach the provider through an HTTP proxy's
 /// `CONNECT` tunnel, as a gateway with `delivery.proxy` does.
 struct ProxyOptions: ParsableArguments {
@@ -37,18 +31,11 @@ struct ProxyOptions: ParsableArguments {
                     + "a 0600 file and pass --proxy-credentials FILE")
         }
         guard let file = proxyCredentials else { return parsed }
-        var status = stat()
-        guard lstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw ValidationError("--proxy-credentials \(file) must be a regular file (not a link)")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw ValidationError(
-                "--proxy-credentials \(file) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): "
-                    + "chmod 600 it")
-        }
         var bytes: [UInt8]
-        do { bytes = try KeyFile.read(path: file, limit: 4096) } catch let error as SealedPushError {
-            throw ValidationError("--proxy-credentials: \(error.message)")
+        do { bytes = try KeyFile.readPrivate(path: file, limit: 4096, what: "--proxy-credentials") } catch let error
+            as SealedPushError
+        {
+            throw ValidationError(error.message)
         }
         defer { Sodium.wipe(&bytes) }
         do {

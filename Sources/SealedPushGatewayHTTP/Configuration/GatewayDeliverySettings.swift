@@ -398,21 +398,9 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     ///   - path: The file.
     ///   - setting: The setting that names it, for the errors.
     static func readSecret(_ path: String, setting: String) throws -> [UInt8] {
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
-            throw GatewayConfigurationError("\(setting) \(path) does not exist")
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw GatewayConfigurationError("\(setting) \(path) must be a regular file, not a link")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw GatewayConfigurationError(
-                "\(setting) \(path) is readable by others (mode "
-                    + String(status.st_mode & 0o777, radix: 8) + "): chmod 600 it")
-        }
         var bytes: [UInt8]
-        do { bytes = try KeyFile.read(path: path, limit: 4096) } catch let error as SealedPushError {
-            throw GatewayConfigurationError("\(setting): \(error.message)")
+        do { bytes = try KeyFile.readPrivate(path: path, limit: 4096, what: setting) } catch let error as SealedPushError {
+            throw GatewayConfigurationError(error.message)
         }
         while let last = bytes.last, last == 0x0A || last == 0x0D {
             bytes[bytes.count - 1] = 0

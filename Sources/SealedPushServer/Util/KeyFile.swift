@@ -91,6 +91,43 @@ package enum KeyFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw SealedPushError(.io, "\(path) is not a regular file")
         }
+        return try read(descriptor, path: path, limit: limit)
+    }
+
+    /// Reads a secret file (a webhook secret, a proxy's credentials) that only its owner may read: opened without
+    /// following a symbolic link, a regular file, no permission for group or others.
+    ///
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - limit: The largest acceptable file size.
+    ///   - what: What the file is, for the messages (a setting or an option: `delivery.webhook.secretFile`).
+    /// - Returns: The contents (the caller zeroes them).
+    /// - Throws: `SealedPushError` `io` naming `what` and the path: missing, a link, not a regular file, readable by
+    ///   others (with its mode and `chmod 600`), unreadable; `invalidKey` past `limit`.
+    package static func readPrivate(path: String, limit: Int, what: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            switch errno {
+            case ENOENT: throw SealedPushError(.io, "\(what) \(path) does not exist")
+            case ELOOP: throw SealedPushError(.io, "\(what) \(path) must be a regular file, not a link")
+            default: throw SealedPushError(.io, "cannot open \(what) \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw SealedPushError(.io, "\(what) \(path) must be a regular file, not a link")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw SealedPushError(
+                .io,
+                "\(what) \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
+        }
+        return try read(descriptor, path: path, limit: limit)
+    }
+
+    /// The contents of an open regular file, at most `limit` bytes.
+    private static func read(_ descriptor: Int32, path: String, limit: Int) throws -> [UInt8] {
         var contents = [UInt8](repeating: 0, count: limit + 1)
         var total = 0
         while total < contents.count {
