@@ -75,7 +75,7 @@ package final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHa
             let hint =
                 switch status {
                 case 407: proxy.username == nil
-                    ? ": it wants credentials (http://user:password@host:port)"
+                    ? ": it wants a user name and password, and none were given"
                     : ": it refused the user name and password given"
                 case 403: ": it does not allow tunnels to this host or port"
                 default: ""
