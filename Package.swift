@@ -238,6 +238,9 @@ let package = Package(
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushCore",
                 "SealedPushBlobServer",  // overflow.listen: the gateway serves its own blob store
                 "SealedPushCommandLine",
+                "SealedPushProviderHTTP2",  // check: a tunnel through delivery.proxy, as delivery opens them
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -375,6 +378,7 @@ let package = Package(
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
                 "SealedPushClientURLSession",  // the device's receipts posted to the gateway over HTTP
+                "SealedPushProxyTestSupport",  // check's tunnel through delivery.proxy
                 // Process and end-to-end tests: the gateway delivering to loopback APNs and FCM emulators; the bare
                 // client as the benchmark's ceiling.
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCMEmulator",

@@ -15,7 +15,8 @@ struct CheckCommand: AsyncParsableCommand {
         discussion: """
             Each line is ok, warn or FAIL with what was checked. Exit status 0 when nothing failed, 1 otherwise. \
             The database is not created or migrated: a schema older than this gateway's is a warning (serve migrates \
-            it), a newer one a failure. A key file others can read is a warning (chmod 600).
+            it), a newer one a failure. A key file others can read is a warning (chmod 600). With delivery.proxy, the \
+            proxy is asked for a tunnel to APNs and to FCM, each closed once open (nothing is sent through it).
             """)
 
     @Option(help: "The configuration file `init` wrote.")
@@ -84,6 +85,19 @@ struct CheckCommand: AsyncParsableCommand {
             }
             return ("ok", "node \(delivery.nodeID), \(delivery.maxConcurrentSends) sends at a time"
                 + (delivery.webhook.map { ", webhook \($0.url.absoluteString)" } ?? ""))
+        }
+        if let delivery = try? configuration.deliveryConfiguration(), let proxy = delivery.proxy {
+            await attempt("proxy") {
+                var targets: [String] = []
+                for (host, port) in [
+                    (delivery.productionEndpoint.host, delivery.productionEndpoint.port),
+                    (delivery.fcmEndpoint.host, delivery.fcmEndpoint.port),
+                ] {
+                    try await ProxyProbe.tunnel(through: proxy, to: host, port: port, timeout: .seconds(5))
+                    targets.append(proxy.authority(host: host, port: port))
+                }
+                return ("ok", "\(proxy) opens tunnels to \(targets.joined(separator: " and "))")
+            }
         }
         if configuration.overflow != nil {
             await attempt("blobs") {

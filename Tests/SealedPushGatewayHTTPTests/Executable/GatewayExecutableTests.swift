@@ -4,6 +4,8 @@ import SealedPushGateway
 import SealedPushGatewayTestSupport
 import Testing
 
+import SealedPushProxyTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -471,6 +473,42 @@ struct GatewayExecutableTests {
             ["check", "--config", config], environment: ["SEALEDPUSH_GATEWAY_DATABASE": "sqlite:nothing-here.sqlite"])
         #expect(missing.status == 1 && missing.stdout.contains("no SQLite database at"))
         #expect(!FileManager.default.fileExists(atPath: gateway.appendingPathComponent("nothing-here.sqlite").path))
+    }
+
+    /// With `delivery.proxy`, `check` asks the proxy for a tunnel to APNs and to FCM as delivery would, and reports the
+    /// proxy's refusal as a failure with its answer.
+    @Test func checkAsksTheProxyForTunnels() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-proxy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.initialize(directory)
+        let config = directory.appendingPathComponent("gateway.json").path
+        func proxyLine(_ output: String) -> String? {
+            output.split(separator: "\n").map(String.init).first { $0.dropFirst(6).hasPrefix("proxy ") }
+        }
+        // The proxy tunnels to a port that listens (its own): APNs and FCM are pointed there.
+        for (policy, expected) in [
+            (ConnectProxy.Policy.open, "ok"), (ConnectProxy.Policy.refuse(status: 403), "FAIL"),
+        ] {
+            let proxy = try await ConnectProxy(policy: policy)
+            let target = "127.0.0.1:\(proxy.port)"
+            let result = try Self.run(
+                ["check", "--config", config],
+                environment: [
+                    "SEALEDPUSH_GATEWAY_PROXY": "http://\(target)", "SEALEDPUSH_GATEWAY_APNS_PRODUCTION_URL": "https://\(target)",
+                    "SEALEDPUSH_GATEWAY_FCM_URL": "https://\(target)",
+                ])
+            let line = try #require(proxyLine(result.stdout), "\(result.stdout)")
+            #expect(line.hasPrefix(expected), "\(line)")
+            if expected == "ok" {
+                #expect(result.status == 0, "\(result.stdout)")
+                #expect(line.contains("http://\(target) opens tunnels to \(target) and \(target)"), "\(line)")
+                #expect(proxy.requests.count == 2 && proxy.requests.allSatisfy { $0.opened && $0.target == target })
+            } else {
+                #expect(result.status == 1)
+                #expect(line.contains("refused the tunnel: 403"), "\(line)")
+            }
+            await proxy.stop()
+        }
     }
 
     /// `metricsListen` serves `/metrics` on an address of its own and takes it off the API, which anyone with a route
