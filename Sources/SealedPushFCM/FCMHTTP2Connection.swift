@@ -27,7 +27,7 @@ enum FCMAttemptOutcome: Sendable {
 
 /// One TLS + HTTP/2 connection (ALPN `h2`) to one endpoint, shared by concurrent requests (one stream each).
 ///
-/// ``connect(endpoint:sslContext:group:timeout:)`` returns once the opening exchange is over (TLS chose `h2`, both
+/// ``connect(endpoint:sslContext:group:timeout:proxy:)`` returns once the opening exchange is over (TLS chose `h2`, both
 /// sides' SETTINGS are acknowledged; `HTTP2ReadinessHandler`), so a request's deadline never overlaps it.
 ///
 /// A stream that got its whole answer is left to close by itself (both sides ended it); only a request that timed

@@ -30,6 +30,8 @@ package final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHa
     private var state = State.waitingForActive
     private var answer: ByteBuffer?
     private var heldWrites: [(NIOAny, EventLoopPromise<Void>?)] = []
+    /// This side closed the connection before the answer (the connect timeout gave up on the proxy).
+    private var closedHere = false
 
     /// - Parameters:
     ///   - proxy: The proxy the channel connects to.
@@ -37,7 +39,7 @@ package final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHa
     ///   - targetPort: The provider's port.
     package init(proxy: ProviderProxy, targetHost: String, targetPort: Int) {
         self.proxy = proxy
-        self.target = proxy.authority(host: targetHost, port: targetPort)
+        self.target = ProviderProxy.authority(host: targetHost, port: targetPort)
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
@@ -98,7 +100,11 @@ package final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHa
     package func channelInactive(context: ChannelHandlerContext) {
         switch state {
         case .waitingForActive, .connectSent:
-            fail(context, "closed the connection before answering CONNECT")
+            fail(
+                context,
+                closedHere
+                    ? "did not answer CONNECT within the connect timeout"
+                    : "closed the connection before answering CONNECT")
         case .tunnelOpen, .failed:
             break
         }
@@ -111,6 +117,11 @@ package final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHa
         case .waitingForActive, .connectSent: heldWrites.append((data, promise))
         case .failed: promise?.fail(ChannelError.ioOnClosedChannel)
         }
+    }
+
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if case .connectSent = state { closedHere = true }
+        context.close(mode: mode, promise: promise)
     }
 
     package func flush(context: ChannelHandlerContext) {

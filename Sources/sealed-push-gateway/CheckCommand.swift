@@ -79,14 +79,16 @@ struct CheckCommand: AsyncParsableCommand {
                 return (days < 21 ? "warn" : "ok", "\(summary) (\(days) days left)")
             }
         }
+        var checked: DeliveryConfiguration?
         await attempt("delivery") {
             guard let delivery = try configuration.deliveryConfiguration() else {
                 return ("ok", "off on this node (jobs stay queued for nodes that deliver)")
             }
+            checked = delivery
             return ("ok", "node \(delivery.nodeID), \(delivery.maxConcurrentSends) sends at a time"
                 + (delivery.webhook.map { ", webhook \($0.url.absoluteString)" } ?? ""))
         }
-        if let delivery = try? configuration.deliveryConfiguration(), let proxy = delivery.proxy {
+        if let delivery = checked, let proxy = delivery.proxy {
             await attempt("proxy") {
                 var targets: [String] = []
                 for (host, port) in [
@@ -94,7 +96,7 @@ struct CheckCommand: AsyncParsableCommand {
                     (delivery.fcmEndpoint.host, delivery.fcmEndpoint.port),
                 ] {
                     try await ProxyProbe.tunnel(through: proxy, to: host, port: port, timeout: .seconds(5))
-                    targets.append(proxy.authority(host: host, port: port))
+                    targets.append(ProviderProxy.authority(host: host, port: port))
                 }
                 return ("ok", "\(proxy) opens tunnels to \(targets.joined(separator: " and "))")
             }

@@ -11,7 +11,7 @@ enum ProxyProbe {
     ///   - proxy: The proxy.
     ///   - host: The provider's host.
     ///   - port: The provider's port.
-    ///   - timeout: The connection and the proxy's answer, in all.
+    ///   - timeout: The connection, and the proxy's answer (each).
     /// - Throws: The proxy's refusal (`ProxyTunnelError`, with its answer), a connection failure, or a timeout.
     static func tunnel(through proxy: ProviderProxy, to host: String, port: Int, timeout: TimeAmount) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
@@ -32,14 +32,9 @@ enum ProxyProbe {
             opened.fail(error)
             throw ProbeError("cannot connect to the proxy \(proxy): \(error)")
         }
-        let timer = channel.eventLoop.scheduleTask(in: timeout) {
-            opened.fail(ProbeError("the proxy \(proxy) did not answer within \(timeout.nanoseconds / 1_000_000) ms"))
-        }
-        defer {
-            timer.cancel()
-            channel.close(promise: nil)
-        }
-        try await opened.futureResult.get()
+        defer { channel.close(promise: nil) }
+        // As delivery's connections wait: past the timeout the connection is closed, and the tunnel handler says so.
+        try await HTTP2ReadinessHandler.wait(for: opened.futureResult, on: channel, timeout: timeout)
     }
 
     /// Succeeds its promise when the tunnel opened (the channel turns active behind the tunnel handler); fails it with

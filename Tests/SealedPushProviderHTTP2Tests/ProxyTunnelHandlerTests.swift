@@ -106,6 +106,15 @@ import SealedPushProviderHTTP2
         #expect(!next.active)
     }
 
+    @Test func aProxyGivenUpOnByTheConnectTimeoutIsNamedSo() throws {
+        let (channel, next) = try connected(try ProviderProxy(url: "http://proxy.internal:3128"))
+        _ = try written(channel)
+        channel.close(promise: nil)  // what the readiness wait does when the connect timeout passes
+        channel.embeddedEventLoop.run()
+        #expect(next.errors.first?.contains("did not answer CONNECT within the connect timeout") == true, "\(next.errors)")
+        #expect(!next.active)
+    }
+
     @Test func anIPv6TargetIsBracketed() throws {
         let next = NextHandler()
         let channel = EmbeddedChannel()

@@ -141,7 +141,7 @@ public struct ProviderProxy: Sendable, Hashable, CustomStringConvertible, Custom
 
     /// `http://host:port`, with the user name when there is one; never the password.
     public var description: String {
-        "http://" + (username.map { Self.percentEncoded($0) + ":…@" } ?? "") + authority(host: host, port: port)
+        "http://" + (username.map { $0 + ":…@" } ?? "") + Self.authority(host: host, port: port)
     }
 
     /// The fields without the password (`dump`, the debugger).
@@ -161,7 +161,7 @@ public struct ProviderProxy: Sendable, Hashable, CustomStringConvertible, Custom
     ///   - host: A host name or IP address.
     ///   - port: A port.
     /// - Returns: The authority.
-    package func authority(host: String, port: Int) -> String {
+    package static func authority(host: String, port: Int) -> String {
         (host.contains(":") ? "[" + host + "]" : host) + ":" + String(port)
     }
 
@@ -188,19 +188,6 @@ public struct ProviderProxy: Sendable, Hashable, CustomStringConvertible, Custom
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                let hex = Array("0123456789ABCDEF")
-                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
-            }
-        }
-        return out
     }
 
     /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.

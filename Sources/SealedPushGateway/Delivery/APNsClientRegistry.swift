@@ -41,7 +41,7 @@ struct APNsClientRegistry: Sendable {
             let issuer = try ProviderTokenIssuer(key: signingKey, keyID: source.keyID, teamID: source.teamID)
             var clientConfiguration = configuration.client
             clientConfiguration.endpoint = configuration.endpoint(for: environment)
-            if let proxy = configuration.proxy { clientConfiguration.proxy = proxy }
+            clientConfiguration.proxy = configuration.proxy
             var clientLogger = logger
             clientLogger[metadataKey: "app"] = "\(app.id)"
             clientLogger[metadataKey: "environment"] = "\(environment.rawValue)"

@@ -20,7 +20,7 @@ public struct DeliveryConfiguration: Sendable {
     /// Where sandbox tokens are sent (default Apple's development host).
     public var sandboxEndpoint: APNsEndpoint
     /// The APNs clients' settings (trust roots, connections, timeouts, the client's own retries). Its `endpoint`
-    /// is replaced by ``productionEndpoint`` or ``sandboxEndpoint``.
+    /// is replaced by ``productionEndpoint`` or ``sandboxEndpoint``, its `proxy` by ``proxy``.
     public var client: APNsClientConfiguration
     /// Where FCM is (default `fcm.googleapis.com`; the FCM emulator in tests), with the certificate to trust
     /// instead of the system's, if any.
@@ -28,7 +28,7 @@ public struct DeliveryConfiguration: Sendable {
     /// The FCM client's answer timeout per request.
     public var fcmRequestTimeout: Duration
     /// An HTTP proxy every APNs and FCM connection (the FCM token endpoint's too) tunnels through with `CONNECT`, or
-    /// nil (default) to connect directly. When set, it replaces `client.proxy`.
+    /// nil (default) to connect directly.
     public var proxy: ProviderProxy?
     /// The FCM client's own retries within one claim (429, 500, 503, connection loss, honouring `Retry-After`).
     /// A send's requests, retries and waits all end within the same per-send deadline as APNs's

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import SealedPushCore
 
@@ -61,36 +54,7 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
     /// - Throws: `SealedPushError`: `io` (cannot read, not a regular file, a symbolic link, group or other
     ///   permission bits set: `chmod 600` it), `invalidKey` (content).
     public init(contentsOfFile path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
-            throw SealedPushError(.io, "cannot open the service-account file \(path): \(reason)")
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw SealedPushError(.io, "the service-account file \(path) is not a regular file")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw SealedPushError(
-                .io,
-                "the service-account file \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): "
-                    + "chmod 600 it")
-        }
-        var bytes = [UInt8](repeating: 0, count: Self.maximumFileLength + 1)
-        defer { Sodium.wipe(&bytes) }
-        var total = 0
-        while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + total, $0.count - total) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw SealedPushError(.io, "cannot read the service-account file \(path)") }
-            if count == 0 { break }
-            total += count
-        }
-        guard total <= Self.maximumFileLength else {
-            throw SealedPushError(.invalidKey, "the service-account file \(path) is over \(Self.maximumFileLength) bytes")
-        }
-        var content = Array(bytes[0..<total])
+        var content = try KeyFile.readPrivate(path: path, limit: Self.maximumFileLength, what: "the service-account file")
         defer { Sodium.wipe(&content) }
         try self.init(json: content)
     }

@@ -91,10 +91,10 @@ package enum KeyFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw SealedPushError(.io, "\(path) is not a regular file")
         }
-        return try read(descriptor, path: path, limit: limit)
+        return try read(descriptor, path: path, limit: limit, what: nil)
     }
 
-    /// Reads a secret file (a webhook secret, a proxy's credentials) that only its owner may read: opened without
+    /// Reads a secret file (a webhook secret, a proxy's credentials, an FCM service account) that only its owner may read: opened without
     /// following a symbolic link, a regular file, no permission for group or others.
     ///
     /// - Parameters:
@@ -103,7 +103,7 @@ package enum KeyFile {
     ///   - what: What the file is, for the messages (a setting or an option: `delivery.webhook.secretFile`).
     /// - Returns: The contents (the caller zeroes them).
     /// - Throws: `SealedPushError` `io` naming `what` and the path: missing, a link, not a regular file, readable by
-    ///   others (with its mode and `chmod 600`), unreadable; `invalidKey` past `limit`.
+    ///   others (with its mode and `chmod 600`), unreadable, or over `limit` bytes.
     package static func readPrivate(path: String, limit: Int, what: String) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
@@ -123,11 +123,12 @@ package enum KeyFile {
                 .io,
                 "\(what) \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
         }
-        return try read(descriptor, path: path, limit: limit)
+        return try read(descriptor, path: path, limit: limit, what: what)
     }
 
-    /// The contents of an open regular file, at most `limit` bytes.
-    private static func read(_ descriptor: Int32, path: String, limit: Int) throws -> [UInt8] {
+    /// The contents of an open regular file, at most `limit` bytes; past it, `invalidKey` naming `what` (a secret
+    /// file) or saying it is no key file.
+    private static func read(_ descriptor: Int32, path: String, limit: Int, what: String?) throws -> [UInt8] {
         var contents = [UInt8](repeating: 0, count: limit + 1)
         var total = 0
         while total < contents.count {
@@ -145,7 +146,10 @@ package enum KeyFile {
         }
         guard total <= limit else {
             Sodium.wipe(&contents)
-            throw SealedPushError(.invalidKey, "\(path) is longer than \(limit) bytes: not a SealedPush key file")
+            throw SealedPushError(
+                .invalidKey,
+                what.map { "\($0) \(path) is over \(limit) bytes" }
+                    ?? "\(path) is longer than \(limit) bytes: not a SealedPush key file")
         }
         let result = Array(contents[0..<total])
         Sodium.wipe(&contents)

@@ -35,8 +35,8 @@ import SealedPushCore
         let proxy = try ProviderProxy(url: "http://[::1]:3128")
         #expect(proxy.host == "::1")
         #expect(proxy.description == "http://[::1]:3128")
-        #expect(proxy.authority(host: "fd00::2", port: 443) == "[fd00::2]:443")
-        #expect(proxy.authority(host: "api.push.apple.com", port: 443) == "api.push.apple.com:443")
+        #expect(ProviderProxy.authority(host: "fd00::2", port: 443) == "[fd00::2]:443")
+        #expect(ProviderProxy.authority(host: "api.push.apple.com", port: 443) == "api.push.apple.com:443")
     }
 
     @Test(arguments: [
