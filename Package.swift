@@ -218,7 +218,6 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -378,7 +377,7 @@ let package = Package(
                 "SealedPushGatewayHTTP", "SealedPushGateway", "SealedPushServer", "SealedPushClient", "SealedPushCore",
                 "sealed-push-gateway",
                 "SealedPushClientURLSession",  // the device's receipts posted to the gateway over HTTP
-                "SealedPushProxyTestSupport",  // check's tunnel through delivery.proxy
+                "SealedPushProxyTestSupport",  // check's tunnel through delivery.proxy; delivery through it
                 // Process and end-to-end tests: the gateway delivering to loopback APNs and FCM emulators; the bare
                 // client as the benchmark's ceiling.
                 "SealedPushAPNs", "SealedPushAPNsEmulator", "SealedPushFCMEmulator",
@@ -386,7 +385,6 @@ let package = Package(
                 "SealedPushBlobServer",
                 .product(name: "Logging", package: "swift-log"),
                 "SealedPushGatewayTestSupport",  // a PostgreSQL database per test, read back raw
-                "SealedPushProxyTestSupport",  // delivery through a CONNECT proxy
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // HTTPS: a TLS connection kept open across a certificate reload.
                 .product(name: "NIOCore", package: "swift-nio"),
