@@ -13,6 +13,7 @@ let package = Package(
         .package(name: "SealedPush", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),  // the store's floor: SQLite's C API
     ],
     targets: [
         // libsodium for the primitive floor (the root's CSodium is a target, not a product, so it has its own map).
@@ -30,6 +31,8 @@ let package = Package(
                 .product(name: "SealedPushClient", package: "SealedPush"),
                 .product(name: "SealedPushAPNs", package: "SealedPush"),
                 .product(name: "SealedPushAPNsEmulator", package: "SealedPush"),
+                .product(name: "SealedPushGateway", package: "SealedPush"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
+/// `sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,store,emulator,memory,tamper] [--cli PATH] [--tamper-envelopes N]`
 ///
 /// Without `--only`, every section but `tamper` (the exhaustive bit-flip run, minutes long) runs.
 ///
@@ -24,7 +24,7 @@ struct BenchMain {
                 return
             case "--tamper-envelopes": tamperEnvelopes = Int(arguments.popFirst() ?? "") ?? tamperEnvelopes
             default:
-                print("usage: sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,emulator,memory,tamper] [--cli PATH] "
+                print("usage: sealed-push-bench [--quick] [--only primitives,seal,open,replay,receipt,blob,fanout,delivery,store,emulator,memory,tamper] [--cli PATH] "
                     + "[--tamper-envelopes N]")
                 exit(2)
             }
@@ -52,6 +52,9 @@ struct BenchMain {
         if enabled("blob") { try BlobBenchmarks.run(report) }
         if enabled("fanout") { try FanOut.run(report, fixture: fixture, seconds: quick ? 1 : 3) }
         if enabled("delivery") { try await DeliveryBenchmark.run(report, fixture: fixture, count: quick ? 5_000 : 20_000) }
+        if enabled("store") {
+            try await StoreBenchmark.run(report, fixture: fixture, batches: quick ? 200 : 1_000, rounds: quick ? 3 : 5)
+        }
         if enabled("emulator") {
             try await EmulatorMemoryBenchmark.run(report, fixture: fixture, cliPath: cliPath, count: quick ? 50_000 : 200_000)
         }

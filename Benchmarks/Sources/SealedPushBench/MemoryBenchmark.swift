@@ -60,7 +60,7 @@ enum MemoryBenchmark {
         for (size, open) in zip([10_000_000, 50_000_000], open) {
             let plainPath = directory.appendingPathComponent("plain-\(size)").path
             let blobPath = directory.appendingPathComponent("blob-\(size)").path
-            FileManager.default.createFile(atPath: plainPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: plainPath, contents: nil)  // the handle below throws if it is not there
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: plainPath))
             var generator = SystemRandomNumberGenerator()
             var left = size
@@ -71,7 +71,7 @@ enum MemoryBenchmark {
             }
             try handle.close()
             let source = try BlobSourceFile(path: plainPath)
-            FileManager.default.createFile(atPath: blobPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: blobPath, contents: nil)
             let output = try FileHandle(forWritingTo: URL(fileURLWithPath: blobPath))
             let result = try BlobEncryptor().encrypt(reading: source.read(into:), writing: { output.write(Data($0)) })
             try output.close()
