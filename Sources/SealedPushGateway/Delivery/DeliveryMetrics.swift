@@ -1,6 +1,12 @@
 import Metrics
 import SealedPushCore
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The delivery workers' metrics, created through swift-metrics (the process bootstraps the backend, e.g.
 /// Prometheus; tests pass their own factory). Every one is labelled by `platform` (`apns` or `fcm`): the same
 /// names, the same meaning on both.
@@ -23,6 +29,9 @@ import SealedPushCore
 ///   without a claim, ``DeliveryService/reserve(jobs:)``).
 /// - `sealedpush_gateway_send_seconds{platform}`: time of one send through a provider's client, its own retries
 ///   included.
+/// - `sealedpush_gateway_delivery_seconds{platform}`: from the notification's acceptance (the `202`'s commit) to the
+///   provider accepting the job, for every job sent: the time it queued, waited for retries and was sent (0 when
+///   another node's clock put the acceptance after this node's now).
 struct DeliveryMetrics: Sendable {
     static let sentLabel = "sealedpush_gateway_sent_total"
     static let failedLabel = "sealedpush_gateway_failed_total"
@@ -31,6 +40,7 @@ struct DeliveryMetrics: Sendable {
     static let requeuedLabel = "sealedpush_gateway_requeued_total"
     static let sendSecondsLabel = "sealedpush_gateway_send_seconds"
     static let startedLabel = "sealedpush_gateway_jobs_started_total"
+    static let deliverySecondsLabel = "sealedpush_gateway_delivery_seconds"
 
     /// How a job reached the delivery loop.
     enum StartPath {
@@ -46,6 +56,7 @@ struct DeliveryMetrics: Sendable {
         let requests: Counter
         let requeued: Counter
         let sendSeconds: Timer
+        let deliverySeconds: Timer
         let claimed: Counter
         let handedOver: Counter
 
@@ -55,6 +66,8 @@ struct DeliveryMetrics: Sendable {
             requests = Counter(label: DeliveryMetrics.requestsLabel, dimensions: dimensions, factory: factory)
             requeued = Counter(label: DeliveryMetrics.requeuedLabel, dimensions: dimensions, factory: factory)
             sendSeconds = Timer(label: DeliveryMetrics.sendSecondsLabel, dimensions: dimensions, factory: factory)
+            deliverySeconds = Timer(
+                label: DeliveryMetrics.deliverySecondsLabel, dimensions: dimensions, factory: factory)
             claimed = Counter(
                 label: DeliveryMetrics.startedLabel, dimensions: dimensions + [("path", "claim")], factory: factory)
             handedOver = Counter(
@@ -121,6 +134,12 @@ struct DeliveryMetrics: Sendable {
     func recordSend(_ duration: Duration, platform: PushPlatform) {
         let (seconds, attoseconds) = duration.components
         metrics(platform).sendSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Records how long a sent job took from its notification's acceptance until `sentAt`.
+    func recordDelivered(acceptedAt: Date, sentAt: Date, platform: PushPlatform) {
+        let seconds = max(0, sentAt.timeIntervalSince(acceptedAt))
+        metrics(platform).deliverySeconds.recordNanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
     private func failed(_ reason: String, platform: PushPlatform) {

@@ -473,7 +473,8 @@ public final class DeliveryService: Service, Sendable {
         }
         metrics.record(outcome, platform: job.address.platform)
         switch outcome {
-        case .sent, .expired: break
+        case .sent: metrics.recordDelivered(acceptedAt: job.acceptedAt, sentAt: now, platform: job.address.platform)
+        case .expired: break
         case .retry(let reason, let notBefore):
             jobLogger(job).info("job put back", metadata: ["reason": "\(reason)", "notBefore": "\(notBefore)"])
         case .failed(let reason):

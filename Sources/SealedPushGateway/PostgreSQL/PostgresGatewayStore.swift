@@ -653,7 +653,9 @@ public final class PostgresGatewayStore: GatewayStore {
                                 id: id, notificationID: notification.id, appID: notification.appID,
                                 deviceID: job.deviceID, address: address, body: job.body,
                                 priority: notification.priority, collapseID: notification.collapseID,
-                                expiresAt: notification.expiresAt, attempts: 1, leaseExpiresAt: lease.expiresAt))
+                                expiresAt: notification.expiresAt,
+                                acceptedAt: Millis.date(Millis.from(notification.createdAt)), attempts: 1,
+                                leaseExpiresAt: lease.expiresAt))
                     }
                 }
                 return .success(
@@ -730,15 +732,16 @@ public final class PostgresGatewayStore: GatewayStore {
             let rows = try await connection.query(statement, logger: logger)
             var claimed: [ClaimedJob] = []
             for try await (id, notificationID, appID, deviceID, platform, token, environment, body, priority,
-                collapseID, expiresAt, attempts) in rows.decode(
-                    (Int64, UUID, String, String, String, String, String, Data, Int, String?, Int64, Int).self)
+                collapseID, expiresAt, attempts, acceptedAt) in rows.decode(
+                    (Int64, UUID, String, String, String, String, String, Data, Int, String?, Int64, Int, Int64).self)
             {
                 claimed.append(
                     ClaimedJob(
                         id: id, notificationID: notificationID, appID: appID, deviceID: deviceID,
                         address: PushAddress(token: token, platform: platform, environment: environment),
                         body: SealedBody(storedBytes: [UInt8](body)), priority: priority, collapseID: collapseID,
-                        expiresAt: Millis.date(expiresAt), attempts: attempts, leaseExpiresAt: Millis.date(leaseEnd)))
+                        expiresAt: Millis.date(expiresAt), acceptedAt: Millis.date(acceptedAt), attempts: attempts,
+                        leaseExpiresAt: Millis.date(leaseEnd)))
             }
             return claimed.sorted { $0.id < $1.id }
         }
@@ -775,7 +778,8 @@ public final class PostgresGatewayStore: GatewayStore {
                 FOR UPDATE OF j SKIP LOCKED
             ) due_of_app
         ), picked AS (
-            SELECT due_jobs.id, d.platform, d.push_token, d.environment, n.priority, n.collapse_id, n.expires_at
+            SELECT due_jobs.id, d.platform, d.push_token, d.environment, n.priority, n.collapse_id, n.expires_at,
+                   n.created_at
             FROM (
                 SELECT id, app_id, device_id, notification_id FROM (
                     SELECT id, app_id, device_id, notification_id, part, 0 AS turn, due FROM leased
@@ -789,7 +793,7 @@ public final class PostgresGatewayStore: GatewayStore {
                 SELECT d.platform, d.push_token, d.environment FROM devices d
                 WHERE d.app_id = due_jobs.app_id AND d.device_id = due_jobs.device_id LIMIT 1) d
             CROSS JOIN LATERAL (
-                SELECT n.priority, n.collapse_id, n.expires_at FROM notifications n
+                SELECT n.priority, n.collapse_id, n.expires_at, n.created_at FROM notifications n
                 WHERE n.id = due_jobs.notification_id LIMIT 1) n
         )
         UPDATE jobs SET state = 'claimed', lease_owner = \(owner), lease_expires_at = \(leaseEnd),
@@ -799,7 +803,7 @@ public final class PostgresGatewayStore: GatewayStore {
         WHERE jobs.id = picked.id
         RETURNING jobs.id, jobs.notification_id, jobs.app_id, jobs.device_id, picked.platform, picked.push_token,
                   picked.environment, jobs.sealed_body, picked.priority, picked.collapse_id, picked.expires_at,
-                  jobs.attempts
+                  jobs.attempts, picked.created_at
         """
     }
 

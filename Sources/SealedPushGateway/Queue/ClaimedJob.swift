@@ -26,6 +26,8 @@ public struct ClaimedJob: Sendable, Hashable {
     public var collapseID: String?
     /// When the notification expires (`apns-expiration`; FCM: `android.ttl` counts down to it).
     public var expiresAt: Date
+    /// When the gateway accepted the notification (its `created_at`): where its delivery latency is counted from.
+    public var acceptedAt: Date
     /// How many times the job has been claimed, this claim included.
     public var attempts: Int
     /// When this lease ends; after it, another worker may take the job over.
@@ -39,7 +41,7 @@ public struct ClaimedJob: Sendable, Hashable {
     /// Creates a claimed job (stores build these).
     public init(
         id: Int64, notificationID: UUID, appID: String, deviceID: String, address: PushAddress, body: SealedBody,
-        priority: Int, collapseID: String?, expiresAt: Date, attempts: Int, leaseExpiresAt: Date
+        priority: Int, collapseID: String?, expiresAt: Date, acceptedAt: Date, attempts: Int, leaseExpiresAt: Date
     ) {
         self.id = id
         self.notificationID = notificationID
@@ -50,6 +52,7 @@ public struct ClaimedJob: Sendable, Hashable {
         self.priority = priority
         self.collapseID = collapseID
         self.expiresAt = expiresAt
+        self.acceptedAt = acceptedAt
         self.attempts = attempts
         self.leaseExpiresAt = leaseExpiresAt
     }

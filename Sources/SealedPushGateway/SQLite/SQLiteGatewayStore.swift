@@ -545,8 +545,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                     ClaimedJob(
                         id: db.lastInsertedRowID, notificationID: notification.id, appID: notification.appID,
                         deviceID: job.deviceID, address: address, body: job.body, priority: notification.priority,
-                        collapseID: notification.collapseID, expiresAt: notification.expiresAt, attempts: 1,
-                        leaseExpiresAt: lease.expiresAt))
+                        collapseID: notification.collapseID, expiresAt: notification.expiresAt,
+                        acceptedAt: Millis.date(created), attempts: 1, leaseExpiresAt: lease.expiresAt))
             } else {
                 // One prepared statement for every job (a fan-out to 1,000 devices parsed it 1,000 times).
                 try db.cachedStatement(
@@ -584,7 +584,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             // index keeps only open jobs (migration 13): each walk states that condition, or SQLite cannot read it.
             let select = """
                 SELECT j.id, j.notification_id, j.app_id, j.device_id, d.platform, d.push_token, d.environment,
-                       j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts
+                       j.sealed_body, n.priority, n.collapse_id, n.expires_at, j.attempts, n.created_at
                 FROM jobs j INDEXED BY jobs_app_due
                 JOIN devices d ON d.app_id = j.app_id AND d.device_id = j.device_id
                 JOIN notifications n ON n.id = j.notification_id
@@ -657,7 +657,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                         id: id, notificationID: UUID(uuidString: row[1])!, appID: row[2], deviceID: row[3],
                         address: PushAddress(token: token, platform: row[4], environment: row[6]),
                         body: SealedBody(storedBytes: [UInt8](row[7] as Data)), priority: row[8],
-                        collapseID: row[9], expiresAt: Millis.date(row[10]),
+                        collapseID: row[9], expiresAt: Millis.date(row[10]), acceptedAt: Millis.date(row[12]),
                         attempts: (row[11] as Int) + 1, leaseExpiresAt: Millis.date(leaseEnd)))
             }
             return claimed

@@ -40,6 +40,9 @@ public struct GatewayMetrics: Sendable {
         /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
         /// Timer.
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
+        /// From a notification's acceptance to the provider accepting a job of it, for every job sent, with
+        /// dimension `platform`. Timer.
+        public static let deliverySeconds = "sealedpush_gateway_delivery_seconds"
         /// Attachment plaintext bytes encrypted into the blob store (once per notification). Counter.
         public static let attachmentBytes = "sealedpush_gateway_attachment_bytes_total"
         /// Sends refused `429` by a rate limit, with dimensions `app` and `limit` (`sends`, `devices`). Counter.
@@ -103,6 +106,12 @@ public struct GatewayMetrics: Sendable {
         factory.durationHistogramBuckets[Name.sendSeconds] = [
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        // Milliseconds when the queue is short, up to hours when a job waits out retries or a backlog.
+        factory.durationHistogramBuckets[Name.deliverySeconds] = [
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+            .seconds(300), .seconds(900), .seconds(3600),
         ]
         return factory
     }

@@ -77,6 +77,10 @@ struct GatewayDeliveryProcessTests {
             }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) }
         }
         #expect(started("handover") == 2 && started("claim") == 0, "handover \(String(describing: started("handover"))), claim \(String(describing: started("claim")))")
+        // The one job sent has its latency from the 202 to APNs's answer, in the operator's buckets (up to an hour).
+        let latency = metrics.split(separator: "\n").filter { $0.hasPrefix("sealedpush_gateway_delivery_seconds") }
+        #expect(latency.contains { $0.hasPrefix("sealedpush_gateway_delivery_seconds_count{") && $0.contains("platform=\"apns\"") && $0.hasSuffix(" 1") }, "\(latency)")
+        #expect(latency.contains { $0.contains("le=\"3600") && $0.contains("platform=\"apns\"") && $0.hasSuffix(" 1") }, "\(latency)")
 
         #expect(try await gateway.terminate() == 0)
         // The content never reached the database or the log in clear.

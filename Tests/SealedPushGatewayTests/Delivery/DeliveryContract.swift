@@ -17,10 +17,13 @@ enum DeliveryContract {
         try await withDeliveryFixture(harness) { fixture in
             let devices = try await fixture.registerDevices(5)
             var notifications: [NewNotification] = []
+            let began = Date()
             for index in 0..<12 {
-                // Every other notification has the backend's own collapse id.
+                // Every other notification has the backend's own collapse id. Each was accepted 20 s ago: the
+                // delivery latency counts from then.
                 let (notification, _) = try await fixture.enqueue(
-                    to: devices, collapseID: index % 2 == 0 ? "backend-\(index)" : nil)
+                    to: devices, collapseID: index % 2 == 0 ? "backend-\(index)" : nil,
+                    createdAt: began.addingTimeInterval(-20))
                 notifications.append(notification)
             }
             let metrics = TestMetrics()
@@ -61,6 +64,13 @@ enum DeliveryContract {
             #expect(metrics.counterTotal(label: "sealedpush_gateway_sent_total") == Int64(expectedCount))
             #expect(metrics.counters(label: "sealedpush_gateway_failed_total").isEmpty)
             #expect(try metrics.expectTimer("sealedpush_gateway_send_seconds", [("platform", "apns")]).values.count == expectedCount)
+            // From each notification's acceptance, 20 s before the test began, to its send: 20 s and at most the
+            // test's own time more.
+            let latest = 20 + Date().timeIntervalSince(began)
+            let latencies = try metrics.expectTimer("sealedpush_gateway_delivery_seconds", [("platform", "apns")])
+                .values.map { Double($0) / 1e9 }
+            #expect(latencies.count == expectedCount)
+            #expect(latencies.allSatisfy { $0 >= 20 && $0 <= latest }, "\(latencies.min() ?? -1)…\(latencies.max() ?? -1) s")
         }
     }
 

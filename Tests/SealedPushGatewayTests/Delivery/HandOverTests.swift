@@ -21,12 +21,15 @@ struct HandOverTests {
                 store: store, configuration: fixture.configuration(), logger: DeliveryFixture.quietLogger("handover"),
                 metricsFactory: metrics)
             #expect(service.reserve(jobs: 1) == nil, "not started")
-            let (queued, _) = try await fixture.enqueue(to: [devices[0]])
+            // Accepted 30 s (the queued one) and 60 s ago (the two handed over): their delivery latency counts from then.
+            let began = Date()
+            let (queued, _) = try await fixture.enqueue(to: [devices[0]], createdAt: began.addingTimeInterval(-30))
             try await service.start()
             #expect(service.reserve(jobs: 1) == nil, "nothing claimed yet: the queue may hold jobs")
             let inner = fixture.store
             let emulator = fixture.emulator
-            let toHandOver = try fixture.notification(to: [devices[1], devices[2]])
+            let toHandOver = try fixture.notification(
+                to: [devices[1], devices[2]], createdAt: began.addingTimeInterval(-60))
             let handed = Task {
                 // The first claim takes the queued job and finds the queue drained: from then on jobs are handed over.
                 let lease = try await reserveWithinTenSeconds(service, jobs: 2)
@@ -51,6 +54,12 @@ struct HandOverTests {
             let started = "sealedpush_gateway_jobs_started_total"
             #expect(metrics.counterTotal(label: started, dimensions: [("platform", "apns"), ("path", "claim")]) == 1)
             #expect(metrics.counterTotal(label: started, dimensions: [("platform", "apns"), ("path", "handover")]) == 2)
+            let took = Date().timeIntervalSince(began)
+            let latencies = try metrics.expectTimer("sealedpush_gateway_delivery_seconds", [("platform", "apns")])
+                .values.map { Double($0) / 1e9 }.sorted()
+            #expect(latencies.count == 3)
+            #expect(latencies.first.map { $0 >= 30 && $0 <= 30 + took } == true, "claimed: \(latencies)")
+            #expect(latencies.dropFirst().allSatisfy { $0 >= 60 && $0 <= 60 + took }, "handed over: \(latencies)")
         }
     }
 
