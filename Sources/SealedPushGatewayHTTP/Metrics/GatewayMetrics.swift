@@ -11,7 +11,8 @@ import SealedPushCore
 ///
 /// No label carries content, device tokens or keys: the labels are `platform` (`apns`, `fcm`) on every delivery
 /// metric, `reason` (the provider's or the gateway's) on `sealedpush_gateway_failed_total` and
-/// `sealedpush_gateway_retries_total`, and the app id and limit on `sealedpush_gateway_rate_limited_total`. The
+/// `sealedpush_gateway_retries_total`, the app id and limit on `sealedpush_gateway_rate_limited_total`, and the
+/// route's pattern, method and status on the API's request metrics (`RequestMetricsMiddleware`). The
 /// delivery worker creates its metrics (one series per platform) when it starts; a series family is either
 /// labelled or not, so nothing here creates an unlabelled one under a delivery name.
 public struct GatewayMetrics: Sendable {
@@ -40,6 +41,11 @@ public struct GatewayMetrics: Sendable {
         /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
         /// Timer.
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
+        /// The API's answers, with dimensions `route` (the route's pattern, `NotFound` for an unknown path), `method`
+        /// and `status`. Counter.
+        public static let httpRequests = "sealedpush_gateway_http_requests_total"
+        /// The API's time from a request's head to its answer, with dimensions `route` and `method`. Timer.
+        public static let httpRequestSeconds = "sealedpush_gateway_http_request_seconds"
         /// From a notification's acceptance to the provider accepting a job of it, for every job sent, with
         /// dimension `platform`. Timer.
         public static let deliverySeconds = "sealedpush_gateway_delivery_seconds"
@@ -106,6 +112,11 @@ public struct GatewayMetrics: Sendable {
         factory.durationHistogramBuckets[Name.sendSeconds] = [
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        factory.durationHistogramBuckets[Name.httpRequestSeconds] = [
+            .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+            .seconds(5), .seconds(10),
         ]
         // Milliseconds when the queue is short, up to hours when a job waits out retries or a backlog.
         factory.durationHistogramBuckets[Name.deliverySeconds] = [

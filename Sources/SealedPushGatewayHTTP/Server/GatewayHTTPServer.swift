@@ -147,6 +147,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),  // 404 with metricsListen
         ]
         let router = Router(context: BasicRequestContext.self)
+        // Every answer counted, by its route's pattern, method and status (a middleware wraps the routes added after
+        // it, and the router's answer for a path it does not have).
+        router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
         var allowed: [(path: String, allowed: [HTTPRequest.Method])] = []
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
@@ -156,7 +159,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 allowed.append((route.path, [route.method]))
             }
         }
-        // Outermost: every error is the contract's Error object.
+        // Around the router's own answers (a path or a method the routes do not have; a middleware wraps only what is
+        // added after it): every error is the contract's Error object, as the routes answer theirs.
         router.add(middleware: ErrorResponseMiddleware())
         // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
         router.add(middleware: MethodNotAllowedMiddleware(routes: allowed))

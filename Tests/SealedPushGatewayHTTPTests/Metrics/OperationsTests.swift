@@ -85,6 +85,45 @@ struct OperationsTests {
         }
     }
 
+    /// Every answer is counted by its route's pattern (never the app's or the device's id), method and status; a path
+    /// or method no route has as `NotFound`, a method outside the usual ones as `other`.
+    @Test func requestMetricsCountAnswersByRoute() async throws {
+        try await GatewayTestServer.with(.sqlite) { server in
+            let key = server.keys["app1"]!
+            try await server.registerDevice("a")
+            try await server.registerDevice("b")
+            for _ in 0..<3 {
+                #expect(
+                    try await server.client.send(
+                        "POST", "/v1/apps/app1/notifications", key: key, json: ["devices": ["a"], "content": ["body": "m"]]
+                    ).status == 202)
+            }
+            #expect(
+                try await server.client.send(
+                    "POST", "/v1/apps/app1/notifications", key: "sp_wrong", json: ["devices": ["a"], "content": ["body": "m"]]
+                ).status == 401)
+            #expect(try await server.client.send("GET", "/v1/apps/app1/devices/b", key: key).status == 200)
+            #expect(try await server.client.send("GET", "/admin").status == 404)
+            #expect(try await server.client.send("QUERY", "/healthz").status == 405)
+            let text = try await server.client.send("GET", "/metrics").text
+            let name = "sealedpush_gateway_http_requests_total"
+            let notifications = "/v1/apps/{appId}/notifications"
+            #expect(Self.sum(name, labels: ["route": notifications, "method": "POST", "status": "202"], in: text) == 3)
+            #expect(Self.sum(name, labels: ["route": notifications, "method": "POST", "status": "401"], in: text) == 1)
+            #expect(Self.sum(name, labels: ["route": "/v1/apps/{appId}/devices/{deviceId}", "method": "PUT"], in: text) == 2)
+            #expect(Self.sum(name, labels: ["route": "/v1/apps/{appId}/devices/{deviceId}", "method": "GET", "status": "200"], in: text) == 1)
+            #expect(Self.sum(name, labels: ["route": "NotFound", "method": "GET", "status": "404"], in: text) == 1)
+            #expect(Self.sum(name, labels: ["route": "NotFound", "method": "other", "status": "405"], in: text) == 1)
+            // The 9 answers before this scrape (the scrape itself is counted once it is answered).
+            #expect(Self.sum(name, in: text) == 9, "\(text.split(separator: "\n").filter { $0.hasPrefix(name) })")
+            #expect(Self.sum("sealedpush_gateway_http_request_seconds_count", in: text) == 9)
+            // No id of an app or a device in a label.
+            for line in text.split(separator: "\n") where line.hasPrefix("sealedpush_gateway_http_") {
+                #expect(!line.contains("app1") && !line.contains("\"a\"") && !line.contains("devices/b"), "\(line)")
+            }
+        }
+    }
+
     /// The value of an unlabelled sample in Prometheus text, or nil.
     static func value(_ name: String, in text: String) -> Double? {
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
