@@ -41,8 +41,8 @@ public struct GatewayMetrics: Sendable {
         /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
         /// Timer.
         public static let sendSeconds = "sealedpush_gateway_send_seconds"
-        /// The API's answers, with dimensions `route` (the route's pattern, `NotFound` for an unknown path), `method`
-        /// and `status`. Counter.
+        /// The API's answers, with dimensions `route` (the route's pattern; `NotFound` for a path or a method no route
+        /// has), `method` and `status`. Counter.
         public static let httpRequests = "sealedpush_gateway_http_requests_total"
         /// The API's time from a request's head to its answer, with dimensions `route` and `method`. Timer.
         public static let httpRequestSeconds = "sealedpush_gateway_http_request_seconds"

@@ -9,8 +9,8 @@ import NIOConcurrencyHelpers
 ///   (`/v1/apps/{appId}/notifications`; `NotFound` for a path or a method no route has), the method, and the status.
 /// - `sealedpush_gateway_http_request_seconds{route,method}`: the time from the request's head to its answer.
 ///
-/// Every label has a bounded set of values: the API's routes, the methods the contract knows (any other counts as
-/// `other`), the statuses the gateway answers. No label carries an app id, a device id or anything from a body.
+/// Every label has a bounded set of values: the API's routes, seven usual methods (any other counts as `other`), the
+/// statuses the gateway answers. No label carries an app id, a device id or anything from a body.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
