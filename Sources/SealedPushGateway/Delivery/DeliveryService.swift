@@ -100,7 +100,10 @@ public final class DeliveryService: Service, Sendable {
         self.instance = instance
         self.configuration = configuration
         self.store = store
-        self.finishes = GroupCommit(maxBatch: configuration.maxConcurrentSends) { ends in
+        self.finishes = GroupCommit(
+            maxBatch: configuration.maxConcurrentSends,
+            metrics: GroupCommitMetrics(write: "finish", factory: metricsFactory)
+        ) { ends in
             let held = try await store.finish(ends)
             return ends.indices.map { $0 < held.count ? held[$0] : false }
         }

@@ -8,6 +8,7 @@ public final class GroupCommit<Item: Sendable, Answer: Sendable>: @unchecked Sen
     private typealias Waiter = (item: Item, continuation: CheckedContinuation<Answer, any Error>)
 
     private let maxBatch: Int
+    private let metrics: GroupCommitMetrics?
     private let write: @Sendable ([Item]) async throws -> [Answer]
     private let lock = NSLock()
     private var pending: [Waiter] = []
@@ -15,9 +16,13 @@ public final class GroupCommit<Item: Sendable, Answer: Sendable>: @unchecked Sen
 
     /// - Parameters:
     ///   - maxBatch: The most items written together.
+    ///   - metrics: Where each batch's size and write time are recorded; nil: nowhere.
     ///   - write: Writes a batch and answers each item, in order (a batch it throws for gets the error, each item).
-    public init(maxBatch: Int, write: @escaping @Sendable ([Item]) async throws -> [Answer]) {
+    public init(
+        maxBatch: Int, metrics: GroupCommitMetrics? = nil, write: @escaping @Sendable ([Item]) async throws -> [Answer]
+    ) {
         self.maxBatch = max(1, maxBatch)
+        self.metrics = metrics
         self.write = write
     }
 
@@ -50,8 +55,12 @@ public final class GroupCommit<Item: Sendable, Answer: Sendable>: @unchecked Sen
                 return taken
             }
             guard !batch.isEmpty else { return }
+            let started = ContinuousClock.now
+            let written: Result<[Answer], any Error>
+            do { written = .success(try await write(batch.map(\.item))) } catch { written = .failure(error) }
+            metrics?.record(items: batch.count, took: started.duration(to: .now))
             do {
-                let answers = try await write(batch.map(\.item))
+                let answers = try written.get()
                 guard answers.count == batch.count else {
                     throw GatewayStoreError(
                         .database, "a group write answered \(answers.count) of \(batch.count) items")

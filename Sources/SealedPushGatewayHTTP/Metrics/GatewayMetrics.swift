@@ -1,6 +1,7 @@
 import CoreMetrics
 import Prometheus
 import SealedPushCore
+import SealedPushGateway
 
 /// The gateway's metrics (swift-metrics) and their Prometheus text for `/metrics`.
 ///
@@ -117,6 +118,13 @@ public struct GatewayMetrics: Sendable {
             .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
             .seconds(5), .seconds(10),
+        ]
+        // A group commit's items (1 under light load, up to 64 sends or 128 job ends) and its write's time.
+        factory.valueHistogramBuckets[GroupCommitMetrics.batchSizeLabel] = [1, 2, 4, 8, 16, 32, 64, 128]
+        factory.durationHistogramBuckets[GroupCommitMetrics.writeSecondsLabel] = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .seconds(5),
         ]
         // Milliseconds when the queue is short, up to hours when a job waits out retries or a backlog.
         factory.durationHistogramBuckets[Name.deliverySeconds] = [

@@ -49,7 +49,9 @@ struct ReceiptIntake: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.webhook = webhook
-        self.records = GroupCommit(maxBatch: Self.maxBatch) { batch in
+        self.records = GroupCommit(
+            maxBatch: Self.maxBatch, metrics: GroupCommitMetrics(write: "receipt", factory: metrics.factory)
+        ) { batch in
             try await calls.run("recordReceipts", { try await $0.recordReceipts(batch) })
         }
     }

@@ -70,7 +70,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             calls: calls, sealers: AppSealers(), overflow: overflow,
             fetcher: overflow.map { AttachmentFetcher(policy: $0.fetchPolicy) }, metrics: metrics, limiter: limiter,
             clock: clock,
-            enqueues: GroupCommit(maxBatch: Self.maxEnqueueBatch) { batch in
+            enqueues: GroupCommit(
+                maxBatch: Self.maxEnqueueBatch, metrics: GroupCommitMetrics(write: "enqueue", factory: metrics.factory)
+            ) { batch in
                 try await calls.run("enqueue") { try await $0.enqueueBatch(batch) }
             },
             delivery: delivery)

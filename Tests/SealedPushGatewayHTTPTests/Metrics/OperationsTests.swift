@@ -78,6 +78,12 @@ struct OperationsTests {
             #expect(Self.value("sealedpush_gateway_sealed_total", in: after.text) == 7)
             #expect(Self.value("sealedpush_gateway_queue_depth", in: after.text) == 7)
             #expect(Self.value("sealedpush_gateway_seal_seconds_count", in: after.text) == 7)
+            // The 4 notifications enqueued (the replay is not), in however many group commits, each one timed.
+            let enqueue = ["write": "enqueue"]
+            #expect(Self.sum("sealedpush_gateway_store_batch_size_sum", labels: enqueue, in: after.text) == 4)
+            let batches = Self.sum("sealedpush_gateway_store_batch_size_count", labels: enqueue, in: after.text)
+            #expect((1...4).contains(batches))
+            #expect(Self.sum("sealedpush_gateway_store_write_seconds_count", labels: enqueue, in: after.text) == batches)
             // No delivery service runs in this server: nothing is sent or retried on any platform.
             for name in ["sealedpush_gateway_sent_total", "sealedpush_gateway_retries_total"] {
                 #expect(Self.sum(name, in: after.text) == 0)
