@@ -14,7 +14,9 @@
 # server) and idle, against the bare client's own and the emulator's in its run; and what the issue's ratio (0.5x
 # SQLite, 0.4x PostgreSQL) would leave the gateway per send with the rest as measured. With one node, two more runs
 # of SECONDS split the gateway's own CPU per send: the API alone (a `serve` with delivery off, the same sends) and the
-# HTTP server's floor (an unknown path's 404, answered at once).
+# HTTP server's floor (an unknown path's 404, answered at once). Also from phase 1: how many jobs were handed over at
+# enqueue or claimed from the queue, and the mean group commit of sends and of job ends (the gateway's
+# `sealedpush_gateway_store_batch_size`).
 #
 # Then every accepted notification must be sent exactly as often as the emulator accepted it: 0 lost (every job
 # `sent`, every apns-id at the emulator), duplicates (an apns-id the emulator accepted twice: a send whose answer was
@@ -208,6 +210,13 @@ cap_idle=$(per_send "$machine_idle_before" "$machine_idle_after" "$cap_accepted"
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 cap_handed=$(metric sealedpush_gateway_jobs_started_total 'path="handover"')
 cap_claimed=$(metric sealedpush_gateway_jobs_started_total 'path="claim"')
+# The group commits so far (the registration's and the capacity phase's): items a store call wrote together.
+group_mean() {  # WRITE: the mean batch of that group (sealedpush_gateway_store_batch_size{write=WRITE})
+    local count
+    count=$(metric sealedpush_gateway_store_batch_size_count "write=\"$1\"")
+    python3 -c "print(f'{$(metric sealedpush_gateway_store_batch_size_sum "write=\"$1\"") / max(1, $count):.1f}')"
+}
+cap_groups="sends $(group_mean enqueue) a transaction, job ends $(group_mean finish)"
 
 half=${RATE:-$(python3 -c "print(min($cap_rate, $cap_delivered) / 2)")}
 pace=$(python3 -c "print(max(1, round(16 * 1000 / $half)))")
@@ -277,12 +286,12 @@ if [ "$nodes" = 1 ]; then
     kill -TERM "$gateway_pid"; wait "$gateway_pid" || true; gateway_pid=
 fi
 
-python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
+CAP_GROUPS="$cap_groups" python3 - "$store" "$faults" "$seconds" "$half_begin_ms" "$(( in_flight * nodes ))" "$cap_cpu" "$bare_rate" "$nodes" \
     "$cap_requests" "$cap_rate" "$cap_p50" "$cap_p99" "$cap_bad" "$cap_accepted" "$cap_delivered" \
     "$half_requests" "$half_rate" "$half_p50" "$half_p99" "$half_bad" "$cap_handed" "$cap_claimed" \
     "$cap_emulator" "$cap_wrk" "$cap_busy" "$cap_idle" "$bare_client_cpu" "$bare_emulator_cpu" "$(nproc)" "$connections" \
     "$api_alone_cpu" "$api_alone_rate" "$floor_cpu" "$floor_rate" "$platform" <<'PY'
-import collections, json, re, sys
+import collections, json, os, re, sys
 store, faults, seconds, half_begin, in_flight = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cap_cpu, bare_rate, nodes = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
 cap_requests, cap_rate, cap_p50, cap_p99, cap_bad, cap_accepted, cap_delivered = (
@@ -326,7 +335,8 @@ print(f"| half capacity (wrk -c16 paced, {2 * seconds} s) | {half_requests:,} | 
       f"{pct(latencies, 50):,} ms | {pct(latencies, 99):,} ms | {half_bad} |")
 print(f"\ngateway CPU per send at capacity: {cap_cpu:.3f} ms; bare `{bare_name}` (sealing each, 128 in flight, "
       f"same emulator): {bare_rate:,.0f}/s; gateway delivered / bare: {cap_delivered / bare_rate:.2f}x")
-print(f"capacity phase: {cap_handed:,} jobs handed over at enqueue, {cap_claimed:,} claimed from the queue")
+print(f"capacity phase: {cap_handed:,} jobs handed over at enqueue, {cap_claimed:,} claimed from the queue; "
+      f"group commits (mean): {os.environ['CAP_GROUPS']}")
 # The cores' budget: what the issue's ratio (0.5x SQLite, 0.4x PostgreSQL) would leave the gateway per send, if the
 # emulator, wrk and the other processes cost per send what they cost in this run and every core were busy.
 others = max(0.0, cap_busy - cap_cpu - cap_emulator - cap_wrk)
