@@ -13,7 +13,8 @@ import SealedPushGateway
 /// No label carries content, device tokens or keys: the labels are `platform` (`apns`, `fcm`) on every delivery
 /// metric, `reason` (the provider's or the gateway's) on `sealedpush_gateway_failed_total` and
 /// `sealedpush_gateway_retries_total`, the app id and limit on `sealedpush_gateway_rate_limited_total`, and the
-/// route's pattern, method and status on the API's request metrics (`RequestMetricsMiddleware`). The
+/// route's pattern, method and status on the API's request metrics (`RequestMetricsMiddleware`), and the group
+/// (`write`: `enqueue`, `finish`, `receipt`) on the store's group-commit metrics (``GroupCommitMetrics``). The
 /// delivery worker creates its metrics (one series per platform) when it starts; a series family is either
 /// labelled or not, so nothing here creates an unlabelled one under a delivery name.
 public struct GatewayMetrics: Sendable {
