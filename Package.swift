@@ -216,6 +216,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),  // the listening channel's port
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),  // Timer.record(duration:)
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -132,8 +132,7 @@ struct DeliveryMetrics: Sendable {
 
     /// Records the duration of one send of `platform`.
     func recordSend(_ duration: Duration, platform: PushPlatform) {
-        let (seconds, attoseconds) = duration.components
-        metrics(platform).sendSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        metrics(platform).sendSeconds.record(duration: duration)
     }
 
     /// Records how long a sent job took from its notification's acceptance until `sentAt`.

@@ -29,7 +29,6 @@ public struct GroupCommitMetrics: Sendable {
     /// Records one batch: its items and how long its write took.
     func record(items: Int, took duration: Duration) {
         size.record(items)
-        let (whole, attoseconds) = duration.components
-        seconds.recordNanoseconds(whole * 1_000_000_000 + attoseconds / 1_000_000_000)
+        seconds.record(duration: duration)
     }
 }

@@ -399,7 +399,9 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     ///   - setting: The setting that names it, for the errors.
     static func readSecret(_ path: String, setting: String) throws -> [UInt8] {
         var bytes: [UInt8]
-        do { bytes = try KeyFile.readPrivate(path: path, limit: 4096, what: setting) } catch let error as SealedPushError {
+        do {
+            bytes = try KeyFile.readPrivate(path: path, limit: 4096, what: setting)
+        } catch let error as SealedPushError {
             throw GatewayConfigurationError(error.message)
         }
         while let last = bytes.last, last == 0x0A || last == 0x0D {

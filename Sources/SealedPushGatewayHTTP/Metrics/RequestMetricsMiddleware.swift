@@ -1,6 +1,7 @@
 import CoreMetrics
 import HTTPTypes
 import Hummingbird
+import Metrics  // Timer.record(duration:)
 import NIOConcurrencyHelpers
 
 /// The API's request metrics, recorded around every request (the router's outermost middleware):
@@ -75,8 +76,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             method: Self.methods.contains(request.method) ? request.method.rawValue : "other", status: status)
         let (counter, timer) = series.metrics(key)
         counter.increment()
-        let (seconds, attoseconds) = started.duration(to: .now).components
-        timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        timer.record(duration: started.duration(to: .now))
     }
 
     /// The methods counted by name; any other is `other` (a client choosing methods must not add series).

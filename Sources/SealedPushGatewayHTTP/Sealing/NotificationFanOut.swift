@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import SealedPushCore
 import SealedPushGateway
 import SealedPushServer
@@ -223,9 +224,7 @@ struct NotificationFanOut: Sendable {
             } catch let error as SealedPushError {
                 throw Self.sealingError(error, field: "devices[\(index)]")
             }
-            let elapsed = ContinuousClock.now - start
-            metrics.sealSeconds.recordNanoseconds(
-                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            metrics.sealSeconds.record(duration: ContinuousClock.now - start)
             let body: SealedBody
             switch device.address.platform {
             case .apns where background:

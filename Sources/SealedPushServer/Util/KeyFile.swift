@@ -94,8 +94,8 @@ package enum KeyFile {
         return try read(descriptor, path: path, limit: limit, what: nil)
     }
 
-    /// Reads a secret file (a webhook secret, a proxy's credentials, an FCM service account) that only its owner may read: opened without
-    /// following a symbolic link, a regular file, no permission for group or others.
+    /// Reads a secret file (a webhook secret, a proxy's credentials, an FCM service account) that only its owner may
+    /// read: opened without following a symbolic link, a regular file, no permission for group or others.
     ///
     /// - Parameters:
     ///   - path: The file to read.
@@ -121,7 +121,8 @@ package enum KeyFile {
         guard status.st_mode & 0o077 == 0 else {
             throw SealedPushError(
                 .io,
-                "\(what) \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
+                "\(what) \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): "
+                    + "chmod 600 it")
         }
         return try read(descriptor, path: path, limit: limit, what: what)
     }
