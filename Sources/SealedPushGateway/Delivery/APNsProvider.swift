@@ -41,7 +41,7 @@ struct APNsProvider: PushProvider {
         let result: ProviderDelivery.Result
         switch report.result {
         case .delivered(let apnsID):
-            result = .sent(providerID: apnsID.uuidString.lowercased())
+            result = .sent(providerID: apnsID.lowercasedString)
         case .failed(let failure):
             if Task.isCancelled, failure.reason == .clientShutdown {
                 result = .abandoned

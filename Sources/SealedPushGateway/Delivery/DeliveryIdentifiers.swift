@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SealedPushCore
 
 /// The identifiers a job is sent with, derived from the job alone so that every send of it — the first, a retry
 /// after an ambiguous failure, a resend by another node after a lease takeover — carries the same ones.
@@ -19,7 +20,7 @@ public enum DeliveryIdentifiers {
     /// - Returns: The collapse id to send.
     public static func collapseID(notificationID: UUID, collapseID: String?) -> String {
         if let collapseID, !collapseID.isEmpty { return collapseID }
-        return collapseIDPrefix + notificationID.uuidString.lowercased()
+        return collapseIDPrefix + notificationID.lowercasedString
     }
 
     /// The `apns-id` of one device's send of a notification: the first 16 bytes of

@@ -79,6 +79,8 @@ public final class DeliveryService: Service, Sendable {
 
     /// This process's incarnation of the node: its lease owner is `nodeID/bootID`.
     public let instance: NodeInstance
+    /// `instance.leaseOwner`, built once (every job's end names it).
+    private let leaseOwner: String
 
     /// Creates the service; nothing runs until ``run()``.
     /// - Parameters:
@@ -98,6 +100,7 @@ public final class DeliveryService: Service, Sendable {
         let instance = NodeInstance.current(nodeID: configuration.nodeID, now: configuration.now())
         logger[metadataKey: "boot"] = "\(instance.bootID)"
         self.instance = instance
+        self.leaseOwner = instance.leaseOwner
         self.configuration = configuration
         self.store = store
         self.finishes = GroupCommit(
@@ -140,7 +143,7 @@ public final class DeliveryService: Service, Sendable {
         guard count > 0, count <= handOverLimit, startState.isStarted else { return nil }
         guard signal.reserve(count, limit: configuration.maxConcurrentSends - handOverLimit) else { return nil }
         return JobLease(
-            owner: instance.leaseOwner,
+            owner: leaseOwner,
             expiresAt: configuration.now().addingTimeInterval(Self.seconds(configuration.leaseDuration)))
     }
 
@@ -323,7 +326,7 @@ public final class DeliveryService: Service, Sendable {
                     let generation = signal.claimStarting()
                     do {
                         jobs = try await store.claim(
-                            owner: instance.leaseOwner, limit: free, leaseDuration: configuration.leaseDuration,
+                            owner: leaseOwner, limit: free, leaseDuration: configuration.leaseDuration,
                             now: configuration.now())
                         storeFailures = 0
                     } catch {
@@ -463,7 +466,7 @@ public final class DeliveryService: Service, Sendable {
         do {
             held = try await finishes.submit(
                 JobFinish(
-                    jobID: job.id, owner: instance.leaseOwner, outcome: outcome, requests: requests,
+                    jobID: job.id, owner: leaseOwner, outcome: outcome, requests: requests,
                     transientReason: transientReason, now: now))
         } catch {
             // The lease will expire and the job be sent again (the same bytes, collapsed by APNs).

@@ -40,7 +40,7 @@ struct FCMProvider: PushProvider {
         // The API stores the notification's own id as its collapse id when the sender named none (the status shows
         // it). That id is a random UUID the gateway draws when it accepts the send, so a sender cannot have named it:
         // equal means "none named". (Naming an earlier notification's id, to replace it, differs and is kept.)
-        let explicitCollapse = job.collapseID.flatMap { $0 == job.notificationID.uuidString.lowercased() ? nil : $0 }
+        let explicitCollapse = job.collapseID.flatMap { $0 == job.notificationID.lowercasedString ? nil : $0 }
         let message = FCMMessage(
             token: token, envelopeText: job.body.envelopeText,
             ttlSeconds: max(1, FCMMessage.ttl(expiresAt: expiresAt, now: nowSeconds)),

@@ -511,7 +511,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     private static func insert(
         _ notification: NewNotification, addresses: [PushAddress?], _ db: Database
     ) throws -> EnqueueResult {
-        let id = notification.id.uuidString.lowercased()
+        let id = notification.id.lowercasedString
         let created = Millis.from(notification.createdAt)
         try db.cachedStatement(
             sql: """
@@ -806,7 +806,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus? {
-        let id = notificationID.uuidString.lowercased()
+        let id = notificationID.lowercasedString
         return try await read("reading notification status") { db in
             guard
                 let row = try Row.fetchOne(
@@ -845,7 +845,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func withdraw(appID: String, notificationID: UUID, now: Date) async throws -> Withdrawal? {
-        let id = notificationID.uuidString.lowercased()
+        let id = notificationID.lowercasedString
         let nowMillis = Millis.from(now)
         return try await write("withdrawing a notification") { db in
             guard

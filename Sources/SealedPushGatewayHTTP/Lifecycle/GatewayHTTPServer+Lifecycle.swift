@@ -126,7 +126,7 @@ extension GatewayHTTPServer {
 
     /// `202` with the contract's `SendAccepted` and the new notification's `Location`.
     func accepted(_ accepted: NotificationFanOut.Accepted, appID: String) -> Response {
-        let id = accepted.id.uuidString.lowercased()
+        let id = accepted.id.lowercasedString
         var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
         headers[.contentType] = "application/json"

@@ -126,7 +126,7 @@ struct NotificationFanOut: Sendable {
         // Attachments: each encrypted once into the blob store; its descriptor (URL, key) goes into every
         // recipient's sealed content.
         var content = request.content
-        if stampID { content.notificationID = id.uuidString.lowercased() }
+        if stampID { content.notificationID = id.lowercasedString }
         var sources = request.attachments
         let descriptors = try await encryptAttachments(&sources)
         if !descriptors.isEmpty { content.attachments = (content.attachments ?? []) + descriptors }
@@ -154,7 +154,7 @@ struct NotificationFanOut: Sendable {
             let notification = NewNotification(
                 id: id, appID: appID, idempotencyKey: idempotencyKey, priority: request.priority,
                 // The default collapse id makes a resend replace, never double (the contract).
-                collapseID: request.collapseID ?? id.uuidString.lowercased(), createdAt: createdAt,
+                collapseID: request.collapseID ?? id.lowercasedString, createdAt: createdAt,
                 expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs,
                 requestDigest: requestDigest, lease: lease)
             let answer: Result<EnqueueResult, GatewayStoreError>
@@ -368,7 +368,7 @@ struct NotificationFanOut: Sendable {
         guard let stored, let requestDigest, stored != requestDigest else { return }
         throw GatewayAPIError(
             .unprocessableContent, "idempotencyKeyReused",
-            "this Idempotency-Key was used for notification \(id.uuidString.lowercased()) with a different request "
+            "this Idempotency-Key was used for notification \(id.lowercasedString) with a different request "
                 + "body; a retry must send the same JSON, a new notification needs a new key",
             field: "header:Idempotency-Key")
     }
