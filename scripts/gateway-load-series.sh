@@ -8,9 +8,9 @@
 #
 # Every setting of gateway-load.sh passes through (CONNECTIONS, SLOTS, NODES, PLATFORM, FAULTS, BINDIR, ...); without
 # BINDIR the release build happens once, before the first run. Each run's whole output is kept in a new directory
-# under /tmp (named at the start). Prints one line a run, then the median, the lowest and the
-# highest ratio (gateway delivered/s ÷ the bare client's, in the same run) and how many runs reached the issue's bar
-# (0.5x on SQLite, 0.4x on PostgreSQL).
+# under /tmp, named at the start. Prints one line a run, then the median, the lowest and the highest ratio (gateway
+# delivered/s ÷ the bare client's, in the same run) and how many runs reached the issue's bar (0.5x on SQLite, 0.4x
+# on PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:?usage: gateway-load-series.sh RUNS [STORE] [SECONDS]}
@@ -28,7 +28,8 @@ echo "gateway-load-series: each run's output in $logdir" >&2
 logs=()
 for run in $(seq 1 "$runs"); do
     log=$logdir/run-$run.log
-    echo "==> run $run of $runs: gateway-load.sh $store $seconds (CONNECTIONS=${CONNECTIONS:-32}, SLOTS=${SLOTS:-128})" >&2
+    echo "==> run $run of $runs: gateway-load.sh $store $seconds" \
+        "(CONNECTIONS=${CONNECTIONS:-32}, SLOTS=${SLOTS:-128})" >&2
     bash scripts/gateway-load.sh "$store" "$seconds" >"$log" 2>&1 || { tail -5 "$log" >&2; exit 1; }
     logs+=("$log")
 done
@@ -53,7 +54,7 @@ for log in logs:
 for row in rows:
     row["ratio"] = row["delivered"] / row["bare"]
 bar = 0.5 if store == "sqlite" else 0.4
-print(f"| run | delivered/s | bare client/s | ratio | gateway CPU per send | idle per send | jobs claimed | checks |")
+print("| run | delivered/s | bare client/s | ratio | gateway CPU per send | idle per send | jobs claimed | checks |")
 print("|---:|---:|---:|---:|---:|---:|---:|---|")
 for number, row in enumerate(rows, 1):
     print(f"| {number} | {row['delivered']:,.0f} | {row['bare']:,.0f} | {row['ratio']:.2f}x | {row['cpu']:.3f} ms "
