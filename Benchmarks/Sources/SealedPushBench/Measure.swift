@@ -33,6 +33,8 @@ struct Sample {
 enum Clock {
     static func threadCPUNanos() -> UInt64 { read(CLOCK_THREAD_CPUTIME_ID) }
     static func wallNanos() -> UInt64 { read(CLOCK_MONOTONIC) }
+    /// Every thread's CPU time in this process (for work that hops threads, such as an async store's writer).
+    static func processCPUNanos() -> UInt64 { read(CLOCK_PROCESS_CPUTIME_ID) }
 
     private static func read(_ clock: clockid_t) -> UInt64 {
         var spec = timespec()

@@ -72,7 +72,7 @@ enum StoreBenchmark {
         var oursCPU: [Double] = [], oursWall: [Double] = [], floorCPU: [Double] = [], floorWall: [Double] = []
         for _ in 0..<rounds {
             var work = (0..<batches).map { _ in sends() }
-            var (cpu, wall) = (Self.processCPUNanos(), Clock.wallNanos())
+            var (cpu, wall) = (Clock.processCPUNanos(), Clock.wallNanos())
             for batch in work {
                 let claimed = try await ours.enqueueBatch(batch).flatMap { try $0.get().claimed }
                 let ends = claimed.map {
@@ -83,13 +83,13 @@ enum StoreBenchmark {
                 guard try await ours.finish(ends).allSatisfy({ $0 }) else { throw StoreBenchmarkError.lostJob }
             }
             let sent = Double(batches * group)
-            oursCPU.append(Double(Self.processCPUNanos() - cpu) / sent)
+            oursCPU.append(Double(Clock.processCPUNanos() - cpu) / sent)
             oursWall.append(Double(Clock.wallNanos() - wall) / sent)
 
             work = (0..<batches).map { _ in sends() }
-            (cpu, wall) = (Self.processCPUNanos(), Clock.wallNanos())
+            (cpu, wall) = (Clock.processCPUNanos(), Clock.wallNanos())
             for batch in work { try floor.write(batch) }
-            floorCPU.append(Double(Self.processCPUNanos() - cpu) / sent)
+            floorCPU.append(Double(Clock.processCPUNanos() - cpu) / sent)
             floorWall.append(Double(Clock.wallNanos() - wall) / sent)
         }
         try await ours.close()
@@ -108,12 +108,6 @@ enum StoreBenchmark {
         report.note(
             "store: \(rounds) rounds of \(batches) groups of \(group) sends to \(devices) devices, each side its own "
                 + "database file, alternated; the enqueue commits with synchronous = FULL, the job ends with NORMAL")
-    }
-
-    private static func processCPUNanos() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
 

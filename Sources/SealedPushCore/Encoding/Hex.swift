@@ -1,6 +1,6 @@
 /// Lowercase hexadecimal, used for key ids, test vectors and diagnostics.
 public enum Hex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Encodes bytes as lowercase hexadecimal.
     /// - Parameter bytes: The bytes to encode.

@@ -14,14 +14,12 @@ extension UUID {
                         text[at] = UInt8(ascii: "-")
                         at += 1
                     }
-                    text[at] = Self.hexDigits[Int(byte >> 4)]
-                    text[at + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    text[at] = Hex.digits[Int(byte >> 4)]
+                    text[at + 1] = Hex.digits[Int(byte & 0x0F)]
                     at += 2
                 }
                 return at
             }
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -137,8 +137,7 @@ struct DeliveryMetrics: Sendable {
 
     /// Records how long a sent job took from its notification's acceptance until `sentAt`.
     func recordDelivered(acceptedAt: Date, sentAt: Date, platform: PushPlatform) {
-        let seconds = max(0, sentAt.timeIntervalSince(acceptedAt))
-        metrics(platform).deliverySeconds.recordNanoseconds(Int64((seconds * 1e9).rounded()))
+        metrics(platform).deliverySeconds.record(duration: .seconds(max(0, sentAt.timeIntervalSince(acceptedAt))))
     }
 
     private func failed(_ reason: String, platform: PushPlatform) {
