@@ -210,7 +210,7 @@ cap_idle=$(per_send "$machine_idle_before" "$machine_idle_after" "$cap_accepted"
 cap_delivered=$(python3 -c "print($cap_accepted / ($cap_done - $begin))")
 cap_handed=$(metric sealedpush_gateway_jobs_started_total 'path="handover"')
 cap_claimed=$(metric sealedpush_gateway_jobs_started_total 'path="claim"')
-# The group commits so far (the registration's and the capacity phase's): items a store call wrote together.
+# The group commits so far, the capacity phase's (registering devices writes none): items written together.
 group_mean() {  # WRITE: the mean batch of that group (sealedpush_gateway_store_batch_size{write=WRITE})
     local count
     count=$(metric sealedpush_gateway_store_batch_size_count "write=\"$1\"")
