@@ -5,12 +5,17 @@ import PostgresNIO
 /// the key id of its registration (what each job must have been sealed to).
 /// A named prepared statement, as each of the enqueue's (see ``PostgresFinishJobs``): a send's statements were
 /// planned on every execution, a third of the server's time per send.
+///
+/// Each named device is read by its primary key (the `LIMIT 1` keeps PostgreSQL from turning the lookups into a join
+/// it may plan otherwise; the key makes it a no-op). Written as a join, the generic plan read the app's whole
+/// `devices` table and hashed it whenever the table was small enough for a sequential scan to look cheaper than the
+/// lookups — 1,000 devices, say: 0.1 ms of the server's time for every enqueue, a send's largest statement.
 struct PostgresEnqueueDevices: PostgresPreparedStatement {
     static let sql = """
         SELECT d.app_id, d.device_id, d.unregistered_at IS NOT NULL, d.platform, d.push_token, d.environment, d.key_id
-        FROM devices d
-        JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS r(app_id, device_id)
-            ON d.app_id = r.app_id AND d.device_id = r.device_id
+        FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS r(app_id, device_id)
+        CROSS JOIN LATERAL (
+            SELECT * FROM devices WHERE devices.app_id = r.app_id AND devices.device_id = r.device_id LIMIT 1) AS d
         """
     typealias Row = (
         appID: String, deviceID: String, unregistered: Bool, platform: String, token: String, environment: String,

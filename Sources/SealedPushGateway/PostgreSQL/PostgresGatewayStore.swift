@@ -830,6 +830,43 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    /// The plan of the enqueue's device lookup (``PostgresEnqueueDevices``) of `devices` in app `appID` as a store
+    /// session runs it once the statement is on its generic plan — `EXPLAIN (ANALYZE, BUFFERS)`, one line each — in a
+    /// transaction that is rolled back.
+    /// - Parameters:
+    ///   - appID: The app.
+    ///   - devices: Device ids: letters, digits, `-`, `_` and `.` only (they are written into the statement).
+    func explainEnqueueDevices(appID: String, devices: [String]) async throws -> String {
+        let safe = { (id: String) in id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } }
+        guard safe(appID), devices.allSatisfy(safe) else {
+            throw GatewayStoreError(.invalidArgument, "explainEnqueueDevices takes plain ids only")
+        }
+        let apps = "'{" + Array(repeating: appID, count: devices.count).joined(separator: ",") + "}'"
+        let ids = "'{" + devices.joined(separator: ",") + "}'"
+        return try await run("explaining an enqueue's device lookup") { connection, logger in
+            try await connection.query("BEGIN", logger: logger)
+            var plan = ""
+            do {
+                try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE explained_devices(text[], text[]) AS \(PostgresEnqueueDevices.sql)"),
+                    logger: logger)
+                let explain = PostgresQuery(
+                    unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained_devices(\(apps), \(ids))")
+                for try await line in try await connection.query(explain, logger: logger).decode(String.self) {
+                    plan += line + "\n"
+                }
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.query("DEALLOCATE explained_devices", logger: logger)
+                throw error
+            }
+            try await connection.query("ROLLBACK", logger: logger)
+            try await connection.query("DEALLOCATE explained_devices", logger: logger)
+            return plan
+        }
+    }
+
     public func finish(
         jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
     ) async throws -> Bool {
