@@ -31,7 +31,7 @@ public final class PostgresGatewayStore: GatewayStore {
     private let server: PostgresServerCheck?
     private let runner: Task<Void, Never>
     private let logger: Logger
-    let statistics = PostgresStatistics()
+    private let statistics = PostgresStatistics()
 
     /// Connects a pool to the database (connections open on first use). Call ``migrate()`` before use.
     /// - Parameters:
@@ -512,12 +512,11 @@ public final class PostgresGatewayStore: GatewayStore {
                 try await Self.insertBatch(batch, connection, logger)
             }
             for (index, answer) in zip(valid, answers) { results[index] = answer }
-            // Jobs handed over under a lease are claimed already: only the others join the queue a claim walks.
-            let queued = answers.reduce(0) { sum, answer in
+            let jobs = answers.reduce(0) { sum, answer in
                 guard case .success(let result) = answer, !result.replayed else { return sum }
-                return sum + result.jobCount - result.claimed.count
+                return sum + result.jobCount
             }
-            if queued > 0, statistics.added(queued) { analyzeInBackground() }
+            if jobs > 0, statistics.added(jobs) { analyzeInBackground() }
         }
         return results.map { $0! }
     }
@@ -873,7 +872,6 @@ public final class PostgresGatewayStore: GatewayStore {
     ) async throws -> Bool {
         let now = Millis.from(now)
         let requests = max(0, requests)
-        if case .retry = outcome, statistics.added(1) { analyzeInBackground() }  // back in the queue
         // One UPDATE is atomic on its own: only an unregistered outcome (job, device, the device's other jobs) needs a
         // transaction, which costs two more round trips (BEGIN, COMMIT) per finished job.
         let body: @Sendable (PostgresConnection, Logger) async throws -> Bool = { connection, logger in
@@ -949,9 +947,8 @@ public final class PostgresGatewayStore: GatewayStore {
     /// round trip for the sends that finished together, instead of one each), each `unregistered` end on its own
     /// (it marks the device in a transaction).
     public func finish(_ batch: [JobFinish]) async throws -> [Bool] {
-        // A job given back for a retry joins the queue again; the other ends leave it.
-        let requeued = batch.count { if case .retry = $0.outcome { true } else { false } }
-        if requeued > 0, statistics.added(requeued) { analyzeInBackground() }
+        // Every finished job leaves a dead row version behind in `jobs` and its indexes (the queue's churn).
+        if statistics.added(batch.count) { analyzeInBackground() }
         var held = [Bool](repeating: false, count: batch.count)
         var plain: [(index: Int, end: JobFinish)] = []
         for (index, end) in batch.enumerated() {
