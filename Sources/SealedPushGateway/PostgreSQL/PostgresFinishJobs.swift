@@ -5,6 +5,12 @@ import PostgresNIO
 /// its first executions, run it on a generic plan (an index lookup of each id) instead of planning it on every batch,
 /// which was half of its cost. Arrays of non-optional values: `''` stands for none, and a `notBefore` below 0 keeps
 /// the job's. Returns the ids whose owner still held the job.
+///
+/// A job is found by its id and its lease owner only: the schema holds a lease on claimed jobs alone (migration 14),
+/// so the owner's lease says the job is still claimed. With `state = 'claimed'` in the condition too, PostgreSQL could
+/// plan the statement as a walk of every claimed entry of `jobs_app_due` (the live ones, and the dead ones each job
+/// end leaves until vacuum) hashed against the ids, whenever its statistics said few jobs were claimed — 0.47 ms a
+/// call instead of 0.14 in a load run whose statistics were stale — and kept that generic plan.
 struct PostgresFinishJobs: PostgresPreparedStatement {
     static let sql = """
         UPDATE jobs SET state = v.state,
@@ -17,7 +23,7 @@ struct PostgresFinishJobs: PostgresPreparedStatement {
         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
                     $8::text[], $9::bigint[])
             AS v(id, owner, state, apns_id, reason, not_before, requests, transient, now)
-        WHERE jobs.id = v.id AND jobs.state = 'claimed' AND jobs.lease_owner = v.owner
+        WHERE jobs.id = v.id AND jobs.lease_owner = v.owner
         RETURNING jobs.id
         """
     typealias Row = Int64

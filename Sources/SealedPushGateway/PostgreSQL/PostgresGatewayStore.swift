@@ -837,34 +837,68 @@ public final class PostgresGatewayStore: GatewayStore {
     ///   - appID: The app.
     ///   - devices: Device ids: letters, digits, `-`, `_` and `.` only (they are written into the statement).
     func explainEnqueueDevices(appID: String, devices: [String]) async throws -> String {
-        let safe = { (id: String) in id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } }
-        guard safe(appID), devices.allSatisfy(safe) else {
+        guard Self.isPlain(appID), devices.allSatisfy(Self.isPlain) else {
             throw GatewayStoreError(.invalidArgument, "explainEnqueueDevices takes plain ids only")
         }
-        let apps = "'{" + Array(repeating: appID, count: devices.count).joined(separator: ",") + "}'"
-        let ids = "'{" + devices.joined(separator: ",") + "}'"
-        return try await run("explaining an enqueue's device lookup") { connection, logger in
+        let apps = Self.textArray(Array(repeating: appID, count: devices.count))
+        return try await explainGeneric(
+            PostgresEnqueueDevices.sql, types: "text[], text[]", arguments: "\(apps), \(Self.textArray(devices))")
+    }
+
+    /// The plan of a batch of job ends (``PostgresFinishJobs``) — each of `jobIDs` sent, as lease owner `owner` —
+    /// as a store session runs it once the statement is on its generic plan, from `EXPLAIN (ANALYZE, BUFFERS)`, in
+    /// a transaction that is rolled back (nothing is ended).
+    /// - Parameters:
+    ///   - jobIDs: The jobs.
+    ///   - owner: The lease owner: letters, digits, `-`, `_` and `.` only (written into the statement).
+    func explainFinish(jobIDs: [Int64], owner: String) async throws -> String {
+        guard Self.isPlain(owner) else { throw GatewayStoreError(.invalidArgument, "explainFinish takes a plain owner") }
+        let count = jobIDs.count
+        let arguments = [
+            "ARRAY[\(jobIDs.map(String.init).joined(separator: ","))]::bigint[]",
+            Self.textArray(Array(repeating: owner, count: count)), Self.textArray(Array(repeating: "sent", count: count)),
+            Self.textArray(Array(repeating: "apns-id", count: count)), Self.textArray(Array(repeating: "", count: count)),
+            "array_fill(-1::bigint, ARRAY[\(count)])", "array_fill(1::bigint, ARRAY[\(count)])",
+            Self.textArray(Array(repeating: "", count: count)), "array_fill(0::bigint, ARRAY[\(count)])",
+        ]
+        return try await explainGeneric(
+            PostgresFinishJobs.sql, types: "bigint[], text[], text[], text[], text[], bigint[], bigint[], text[], bigint[]",
+            arguments: arguments.joined(separator: ", "))
+    }
+
+    /// `EXPLAIN (ANALYZE, BUFFERS)` of `sql` prepared with parameter `types` and run with `arguments` (SQL text) on
+    /// its generic plan, on one of the store's sessions, in a transaction that is rolled back.
+    private func explainGeneric(_ sql: String, types: String, arguments: String) async throws -> String {
+        try await run("explaining a statement") { connection, logger in
             try await connection.query("BEGIN", logger: logger)
             var plan = ""
             do {
                 try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: logger)
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE explained_devices(text[], text[]) AS \(PostgresEnqueueDevices.sql)"),
-                    logger: logger)
-                let explain = PostgresQuery(
-                    unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained_devices(\(apps), \(ids))")
+                    PostgresQuery(unsafeSQL: "PREPARE explained(\(types)) AS \(sql)"), logger: logger)
+                let explain = PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained(\(arguments))")
                 for try await line in try await connection.query(explain, logger: logger).decode(String.self) {
                     plan += line + "\n"
                 }
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
-                _ = try? await connection.query("DEALLOCATE explained_devices", logger: logger)
+                _ = try? await connection.query("DEALLOCATE explained", logger: logger)
                 throw error
             }
             try await connection.query("ROLLBACK", logger: logger)
-            try await connection.query("DEALLOCATE explained_devices", logger: logger)
+            try await connection.query("DEALLOCATE explained", logger: logger)
             return plan
         }
+    }
+
+    /// Whether `text` can be written into a statement as is: letters, digits, `-`, `_` and `.` only.
+    private static func isPlain(_ text: String) -> Bool {
+        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+    }
+
+    /// A `text[]` literal of plain strings (``isPlain(_:)``) or empty ones.
+    private static func textArray(_ items: [String]) -> String {
+        "ARRAY[" + items.map { "'\($0)'" }.joined(separator: ",") + "]::text[]"
     }
 
     public func finish(

@@ -96,5 +96,23 @@ enum PostgresMigrations {
                 "DROP INDEX jobs_device",
                 "CREATE INDEX jobs_device ON jobs (app_id, device_id) WHERE state IN ('queued', 'claimed')",
             ]),
+        // A job's lease is held only while it is claimed: every statement that ends or gives back a claim clears the
+        // lease with it. Stated in the schema, so that a job end can find its job by id and lease owner alone
+        // (``PostgresFinishJobs``) — with `state = 'claimed'` in its condition, PostgreSQL could plan it as a walk of
+        // every claimed entry of `jobs_app_due`, live and dead, whenever its statistics said few were claimed. A
+        // lease left on an ended job (there should be none) is cleared first; validating reads the table once.
+        Migration(
+            version: 14, name: "jobs: a lease only on a claimed job",
+            statements: [
+                """
+                UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL
+                WHERE lease_owner IS NOT NULL AND state <> 'claimed'
+                """,
+                """
+                ALTER TABLE jobs ADD CONSTRAINT jobs_lease_only_claimed
+                    CHECK (lease_owner IS NULL OR state = 'claimed') NOT VALID
+                """,
+                "ALTER TABLE jobs VALIDATE CONSTRAINT jobs_lease_only_claimed",
+            ]),
     ]
 }
