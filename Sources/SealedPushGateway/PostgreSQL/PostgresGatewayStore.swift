@@ -814,20 +814,7 @@ public final class PostgresGatewayStore: GatewayStore {
         let statement = Self.claimStatement(
             owner: "explain", limit: limit, now: nowMillis, leaseEnd: nowMillis + 60_000,
             prefix: "EXPLAIN (ANALYZE, BUFFERS)")
-        return try await run("explaining a claim") { connection, logger in
-            try await connection.query("BEGIN", logger: logger)
-            var plan = ""
-            do {
-                for try await line in try await connection.query(statement, logger: logger).decode(String.self) {
-                    plan += line + "\n"
-                }
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
-            try await connection.query("ROLLBACK", logger: logger)
-            return plan
-        }
+        return try await explainRolledBack(statement)
     }
 
     /// The plan of the enqueue's device lookup (``PostgresEnqueueDevices``) of `devices` in app `appID` as a store
@@ -869,24 +856,35 @@ public final class PostgresGatewayStore: GatewayStore {
     /// `EXPLAIN (ANALYZE, BUFFERS)` of `sql` prepared with parameter `types` and run with `arguments` (SQL text) on
     /// its generic plan, on one of the store's sessions, in a transaction that is rolled back.
     private func explainGeneric(_ sql: String, types: String, arguments: String) async throws -> String {
+        try await explainRolledBack(
+            PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained(\(arguments))"),
+            setUp: [
+                "SET LOCAL plan_cache_mode = force_generic_plan",
+                PostgresQuery(unsafeSQL: "PREPARE explained(\(types)) AS \(sql)"),
+            ],
+            tearDown: ["DEALLOCATE explained"])  // a prepared statement outlives the transaction
+    }
+
+    /// The lines `explain` answers, run after `setUp` on one of the store's sessions in a transaction that is rolled
+    /// back, then `tearDown`.
+    private func explainRolledBack(
+        _ explain: PostgresQuery, setUp: [PostgresQuery] = [], tearDown: [PostgresQuery] = []
+    ) async throws -> String {
         try await run("explaining a statement") { connection, logger in
             try await connection.query("BEGIN", logger: logger)
             var plan = ""
             do {
-                try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: logger)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE explained(\(types)) AS \(sql)"), logger: logger)
-                let explain = PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained(\(arguments))")
+                for statement in setUp { try await connection.query(statement, logger: logger) }
                 for try await line in try await connection.query(explain, logger: logger).decode(String.self) {
                     plan += line + "\n"
                 }
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
-                _ = try? await connection.query("DEALLOCATE explained", logger: logger)
+                for statement in tearDown { _ = try? await connection.query(statement, logger: logger) }
                 throw error
             }
             try await connection.query("ROLLBACK", logger: logger)
-            try await connection.query("DEALLOCATE explained", logger: logger)
+            for statement in tearDown { try await connection.query(statement, logger: logger) }
             return plan
         }
     }
