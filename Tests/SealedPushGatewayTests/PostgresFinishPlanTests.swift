@@ -19,14 +19,7 @@ import Testing
         "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))
 struct PostgresFinishPlanTests {
     @Test func jobsAreFoundByTheirKey() async throws {
-        let harness = try await PostgresHarness()
-        try await withMigratedStore(harness) { _, _ in
-            let now = Millis.from(StoreFixtures.now)
-            try await harness.execute(
-                """
-                INSERT INTO notifications (id, app_id, priority, created_at, expires_at)
-                VALUES ('00000000-0000-0000-0000-000000000001', 'alpha', 10, \(now), \(now + 3_600_000))
-                """)
+        try await Self.withNotification { harness, now in
             // 10,000 jobs sent, then statistics taken while 12 more were claimed…
             try await harness.execute(
                 """
@@ -64,17 +57,11 @@ struct PostgresFinishPlanTests {
             #expect(plan.split(separator: "\n").first?.contains("rows=12 loops=1") == true, "12 ended:\n\(plan)")
         }
     }
+
     /// What lets a job end find its job by id and lease owner alone: the schema refuses a lease on a job that is not
     /// claimed (migration 14).
     @Test func aLeaseIsHeldOnlyByAClaimedJob() async throws {
-        let harness = try await PostgresHarness()
-        try await withMigratedStore(harness) { _, _ in
-            let now = Millis.from(StoreFixtures.now)
-            try await harness.execute(
-                """
-                INSERT INTO notifications (id, app_id, priority, created_at, expires_at)
-                VALUES ('00000000-0000-0000-0000-000000000001', 'alpha', 10, \(now), \(now + 3_600_000))
-                """)
+        try await Self.withNotification { harness, now in
             let job = { (device: String, state: String, owner: String) in
                 """
                 INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before, updated_at,
@@ -91,6 +78,20 @@ struct PostgresFinishPlanTests {
                 }
                 try await harness.execute(job("device-\(state)", state, "NULL"))  // the same job without one
             }
+        }
+    }
+    /// On a migrated store of a new database: notification `00000000-0000-0000-0000-000000000001` of app `alpha`,
+    /// accepted at `StoreFixtures.now` (`now`, in milliseconds).
+    private static func withNotification(_ body: (PostgresHarness, Int64) async throws -> Void) async throws {
+        let harness = try await PostgresHarness()
+        try await withMigratedStore(harness) { _, _ in
+            let now = Millis.from(StoreFixtures.now)
+            try await harness.execute(
+                """
+                INSERT INTO notifications (id, app_id, priority, created_at, expires_at)
+                VALUES ('00000000-0000-0000-0000-000000000001', 'alpha', 10, \(now), \(now + 3_600_000))
+                """)
+            try await body(harness, now)
         }
     }
 }
