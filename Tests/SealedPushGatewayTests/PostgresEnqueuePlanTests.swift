@@ -20,7 +20,7 @@ import Testing
 struct PostgresEnqueuePlanTests {
     @Test func devicesAreReadByTheirKey() async throws {
         let harness = try await PostgresHarness()
-        try await withMigratedStore(harness) { _, _ in
+        try await withMigratedStore(harness) { migrated, _ in
             // An app with 1,000 devices and fresh statistics: a table a sequential scan reads in a few dozen pages.
             try await harness.execute(
                 """
@@ -33,15 +33,8 @@ struct PostgresEnqueuePlanTests {
             let asked = [7, 93, 150, 151, 402, 517, 640, 777, 800, 812, 901, 933, 950, 987, 999, 1_000].map {
                 "device-\($0)"
             }
-            let store = try PostgresGatewayStore(url: harness.url)
-            let plan: String
-            do {
-                plan = try await store.explainEnqueueDevices(appID: "alpha", devices: asked + ["device-7", "unknown"])
-            } catch {
-                try? await store.close()
-                throw error
-            }
-            try await store.close()
+            let store = try #require(migrated as? PostgresGatewayStore)
+            let plan = try await store.explainEnqueueDevices(appID: "alpha", devices: asked + ["device-7", "unknown"])
             #expect(!plan.contains("Seq Scan on devices"), "the lookup read the whole table:\n\(plan)")
             #expect(plan.contains("Index Scan using devices_pkey on devices"), "no lookup by key:\n\(plan)")
             // Every registered device asked for, once (device-7 twice in the arrays), and no row for the unknown one.

@@ -19,7 +19,7 @@ import Testing
         "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))
 struct PostgresFinishPlanTests {
     @Test func jobsAreFoundByTheirKey() async throws {
-        try await Self.withNotification { harness, now in
+        try await Self.withNotification { harness, store, now in
             // 10,000 jobs sent, then statistics taken while 12 more were claimed…
             try await harness.execute(
                 """
@@ -42,15 +42,7 @@ struct PostgresFinishPlanTests {
                 FROM generate_series(10013, 10128) g
                 """)
             let ends = Array(Int64(10_050)..<10_062)  // a new database: ids from 1, in the order inserted
-            let store = try PostgresGatewayStore(url: harness.url)
-            let plan: String
-            do {
-                plan = try await store.explainFinish(jobIDs: ends, owner: "node-1")
-            } catch {
-                try? await store.close()
-                throw error
-            }
-            try await store.close()
+            let plan = try await store.explainFinish(jobIDs: ends, owner: "node-1")
             #expect(!plan.contains("jobs_app_due"), "the job ends walked the claimed jobs:\n\(plan)")
             #expect(plan.contains("Index Scan using jobs_pkey on jobs"), "no lookup by key:\n\(plan)")
             // The 12 jobs, each ended once (the transaction is rolled back).
@@ -61,7 +53,7 @@ struct PostgresFinishPlanTests {
     /// What lets a job end find its job by id and lease owner alone: the schema refuses a lease on a job that is not
     /// claimed (migration 14).
     @Test func aLeaseIsHeldOnlyByAClaimedJob() async throws {
-        try await Self.withNotification { harness, now in
+        try await Self.withNotification { harness, _, now in
             let job = { (device: String, state: String, owner: String) in
                 """
                 INSERT INTO jobs (notification_id, app_id, device_id, sealed_body, state, not_before, updated_at,
@@ -82,16 +74,19 @@ struct PostgresFinishPlanTests {
     }
     /// On a migrated store of a new database: notification `00000000-0000-0000-0000-000000000001` of app `alpha`,
     /// accepted at `StoreFixtures.now` (`now`, in milliseconds).
-    private static func withNotification(_ body: (PostgresHarness, Int64) async throws -> Void) async throws {
+    private static func withNotification(
+        _ body: (PostgresHarness, PostgresGatewayStore, Int64) async throws -> Void
+    ) async throws {
         let harness = try await PostgresHarness()
-        try await withMigratedStore(harness) { _, _ in
+        try await withMigratedStore(harness) { migrated, _ in
+            let store = try #require(migrated as? PostgresGatewayStore)
             let now = Millis.from(StoreFixtures.now)
             try await harness.execute(
                 """
                 INSERT INTO notifications (id, app_id, priority, created_at, expires_at)
                 VALUES ('00000000-0000-0000-0000-000000000001', 'alpha', 10, \(now), \(now + 3_600_000))
                 """)
-            try await body(harness, now)
+            try await body(harness, store, now)
         }
     }
 }
