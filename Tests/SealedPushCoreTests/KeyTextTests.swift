@@ -66,3 +66,53 @@ import Testing
         #expect(KeyID.derivationPrefix.last == 0)
     }
 }
+
+@Suite("Key text errors never echo what was given")
+struct KeyTextEchoTests {
+    /// A private key file's text, pasted where a public key belongs (the CLI's `--device-public`, a device
+    /// registration's `publicKey`): the error names it as a private key and shows none of its characters.
+    @Test func privateKeyGivenAsPublicKey() {
+        let body = "qA9vr4uxWtjVu6qDgn1bZEi56YDhoki7P-Hxiq7q9jI"  // 43 base64url characters, as a key file holds
+        for text in ["SPSK1:" + body, "SPSK1:" + body + "\n", "SPSK1:" + body.prefix(20)] {
+            do {
+                _ = try KeyText.decodePublicKey(text)
+                Issue.record("accepted a private key as a public key")
+            } catch let error as SealedPushError {
+                #expect(error.code == .invalidKey)
+                #expect(error.message.contains("private key"), "\(error.message)")
+                #expect(!error.message.contains(String(body.prefix(8))), "echoed: \(error.message)")
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
+    /// Anything else that is not a public key is described by its length, not shown: it may be another secret.
+    @Test func otherTextNotEchoed() {
+        let apiKey = "sp_live_4f9a1c7e2b8d6a3f0e5c9b7a2d4f6e8c"
+        for text in [apiKey, "SPK1:" + apiKey] {
+            do {
+                _ = try KeyText.decodePublicKey(text)
+                Issue.record("accepted \(text.count) characters")
+            } catch let error as SealedPushError {
+                #expect(error.code == .invalidKey)
+                #expect(!error.message.contains("4f9a1c7e"), "echoed: \(error.message)")
+                #expect(error.message.contains("\(text.utf8.count)"), "\(error.message)")
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
+    /// A private key standing alone (a key ring's `privateKey` member, `Specs/keyring-v1.md` §2) is exactly the
+    /// prefix and 43 characters: the key file's final newline is not part of it.
+    @Test func privateKeyTextIsStrict() throws {
+        let raw = [UInt8](repeating: 7, count: 32)
+        var file = KeyText.encodePrivateKeyFile(raw)
+        #expect(try KeyText.decodePrivateKeyFile(file) == raw)
+        #expect(file.last == UInt8(ascii: "\n"))
+        #expect(throws: SealedPushError.self) { try KeyText.decodePrivateKey(file) }
+        file.removeLast()
+        #expect(try KeyText.decodePrivateKey(file) == raw)
+    }
+}

@@ -20,7 +20,8 @@ public enum KeyText {
     /// Decodes a public key's text form.
     /// - Parameter text: `SPK1:` followed by 43 base64url characters; surrounding whitespace is not accepted.
     /// - Returns: The 32-byte key, a canonical X25519 u-coordinate (see ``checkCanonicalPublicKey(_:)``).
-    /// - Throws: ``SealedPushError`` with code `invalidKey` saying what was wrong.
+    /// - Throws: ``SealedPushError`` with code `invalidKey` saying what was wrong, without echoing the text: what is
+    ///   given where a public key belongs may be a secret (a private key pasted by mistake is named as one).
     public static func decodePublicKey(_ text: String) throws -> [UInt8] {
         let raw = try decode(Array(text.utf8), prefix: publicKeyPrefix, what: "public key")
         try checkCanonicalPublicKey(raw)
@@ -64,19 +65,36 @@ public enum KeyText {
     public static func decodePrivateKeyFile(_ bytes: [UInt8]) throws -> [UInt8] {
         var body = bytes[...]
         if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
-        return try decode(Array(body), prefix: privateKeyPrefix, what: "private key file", echo: false)
+        return try decode(Array(body), prefix: privateKeyPrefix, what: "private key file")
     }
 
-    private static func decode(_ chars: [UInt8], prefix: String, what: String, echo: Bool = true) throws -> [UInt8] {
+    /// Decodes a private key's text form where it stands alone, as a key ring's `privateKey` member
+    /// (`Specs/keyring-v1.md` §2): exactly `SPSK1:` and 43 base64url characters — the file form's final `\n` is not
+    /// part of it.
+    /// - Parameter chars: The UTF-8 bytes of the text.
+    /// - Returns: The 32-byte private key.
+    /// - Throws: ``SealedPushError`` with code `invalidKey` saying what was wrong (never echoing key bytes).
+    public static func decodePrivateKey(_ chars: [UInt8]) throws -> [UInt8] {
+        try decode(chars, prefix: privateKeyPrefix, what: "private key")
+    }
+
+    /// Never echoes the text: a private key's characters are secret, and what is given where a public key belongs
+    /// may be one.
+    private static func decode(_ chars: [UInt8], prefix: String, what: String) throws -> [UInt8] {
         let prefixBytes = Array(prefix.utf8)
         let expected = prefixBytes.count + Base64URL.encodedLength(keyLength)
-        let shown = echo ? " (\"\(String(decoding: chars.prefix(60), as: UTF8.self))\")" : ""
         guard chars.starts(with: prefixBytes) else {
-            throw SealedPushError(.invalidKey, "a \(what) must start with \"\(prefix)\"\(shown)")
+            if prefix == publicKeyPrefix, chars.starts(with: Array(privateKeyPrefix.utf8)) {
+                throw SealedPushError(
+                    .invalidKey,
+                    "a \(what) must start with \"\(prefix)\"; this is a private key (\"\(privateKeyPrefix)…\", not shown), "
+                        + "which must never leave its owner: give its public key (\"\(publicKeyPrefix)…\") instead")
+            }
+            throw SealedPushError(
+                .invalidKey, "a \(what) must start with \"\(prefix)\" (the \(chars.count) characters given do not)")
         }
         guard chars.count == expected else {
-            throw SealedPushError(
-                .invalidKey, "a \(what) is \(expected) characters, got \(chars.count)\(shown)")
+            throw SealedPushError(.invalidKey, "a \(what) is \(expected) characters, got \(chars.count)")
         }
         do {
             return try Base64URL.decode(utf8: Array(chars.dropFirst(prefixBytes.count)))
