@@ -118,6 +118,44 @@ struct DeviceKeyRingTests {
         #expect(loaded.keys.map(\.retiredAt) == [20, nil])
     }
 
+    /// `Specs/keyring-v1.md` §2, as the Java reader and the spec's checker read it (an outside audit found the Swift
+    /// reader apart on each): unknown members nested up to 32 levels are ignored; a `privateKey` with the key file's
+    /// final newline, or a `publicKey` spelled with a canonically equivalent character, is corrupt.
+    @Test("the spec's exact rules: nesting to 32 levels, a private key without newline, texts compared as bytes")
+    func exactRules() throws {
+        var ring = DeviceKeyRing.generate(now: 10)
+        ring.rotate(now: 20)
+        let good = String(decoding: ring.fileBytes(), as: UTF8.self)
+        func nested(_ arrays: Int) -> String {
+            good.replacingOccurrences(
+                of: "\"keys\"",
+                with: "\"x\": " + String(repeating: "[", count: arrays) + String(repeating: "]", count: arrays)
+                    + ", \"keys\"")
+        }
+        // The root object is level 1, so 31 arrays inside it are 32 levels; 32 arrays are 33.
+        for arrays in [8, 20, 31] {
+            let loaded = try DeviceKeyRing(fileBytes: Array(nested(arrays).utf8))
+            #expect(loaded.keys.map(\.keyID) == ring.keys.map(\.keyID), "\(arrays) nested arrays")
+        }
+        #expect(errorCode { try DeviceKeyRing(fileBytes: Array(nested(32).utf8)) } == .keyStoreCorrupt)
+
+        let privateText = try #require(good.components(separatedBy: "\"privateKey\": \"").last?.prefix(49))
+        let withNewline = good.replacingOccurrences(of: privateText + "\"", with: privateText + "\\n\"")
+        #expect(withNewline != good)
+        #expect(errorCode { try DeviceKeyRing(fileBytes: Array(withNewline.utf8)) } == .keyStoreCorrupt)
+
+        // A key whose text form has a "K": write it with U+212A KELVIN SIGN instead.
+        var kelvinRing = DeviceKeyRing.generate(now: 10)
+        while !kelvinRing.current.publicKeyText.dropFirst(5).contains("K") { kelvinRing = DeviceKeyRing.generate(now: 10) }
+        let kelvinGood = String(decoding: kelvinRing.fileBytes(), as: UTF8.self)
+        let publicText = kelvinRing.current.publicKeyText
+        let kelvin = "SPK1:" + publicText.dropFirst(5).replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(kelvin == publicText)  // Swift's `==`: canonically equivalent
+        let spelled = kelvinGood.replacingOccurrences(of: "\"publicKey\": \"\(publicText)\"", with: "\"publicKey\": \"\(kelvin)\"")
+        #expect(Array(spelled.utf8) != Array(kelvinGood.utf8))
+        #expect(errorCode { try DeviceKeyRing(fileBytes: Array(spelled.utf8)) } == .keyStoreCorrupt)
+    }
+
     @Test("invalid key ring files are keyStoreCorrupt")
     func corruptFiles() throws {
         var ring = DeviceKeyRing.generate(now: 10)

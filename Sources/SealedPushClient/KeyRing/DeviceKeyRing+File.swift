@@ -9,6 +9,10 @@ extension DeviceKeyRing {
     /// Writers never write more: rotation drops the oldest retired keys first (``trimToFileLimit()``).
     public static let maxFileBytes = 1 << 20
 
+    /// The deepest nesting of arrays and objects a key ring file may hold (`Specs/keyring-v1.md` §2), unknown
+    /// members included.
+    public static let maxFileDepth = 32
+
     /// One entry of the file's `keys` array.
     private struct KeyModel {
         var keyId: String
@@ -29,17 +33,20 @@ extension DeviceKeyRing {
             throw Self.corrupt("the file is larger than \(Self.maxFileBytes) bytes")
         }
         // Core's strict parser rather than JSONDecoder: one small parser for every JSON the client reads, and a
-        // smaller footprint for a one-shot open (spec: keyring-v1 §2; unknown members are ignored).
+        // smaller footprint for a one-shot open (spec: keyring-v1 §2; unknown members are ignored, nested up to the
+        // spec's 32 levels like any other).
         let root: JSONValue
         do {
-            root = try JSONParser.parse(fileBytes, maxDepth: 8, errorCode: .keyStoreCorrupt)
+            root = try JSONParser.parse(fileBytes, maxDepth: Self.maxFileDepth, errorCode: .keyStoreCorrupt)
         } catch {
             throw Self.corrupt("the file is not key ring JSON")
         }
         guard let format = root["format"]?.stringValue, let entries = root["keys"]?.arrayValue else {
             throw Self.corrupt("the file is not key ring JSON (it needs a string \"format\" and an array \"keys\")")
         }
-        guard format == Self.fileFormat else {
+        // Texts are compared as UTF-8 bytes, as the spec means them: Swift's `==` on strings is canonical equivalence
+        // (U+212A KELVIN SIGN equals "K"), which another implementation's comparison is not.
+        guard format.utf8.elementsEqual(Self.fileFormat.utf8) else {
             // The file holds private keys, so no text of it is echoed (a damaged file may have one in any field).
             throw Self.corrupt("unknown format (\(format.utf8.count) bytes; expected \"\(Self.fileFormat)\")")
         }
@@ -52,7 +59,7 @@ extension DeviceKeyRing {
         for (index, entry) in models.enumerated() {
             var raw: [UInt8]
             do {
-                raw = try KeyText.decodePrivateKeyFile(Array(entry.privateKey.utf8))
+                raw = try KeyText.decodePrivateKey(Array(entry.privateKey.utf8))
             } catch {
                 throw Self.corrupt("key \(index): the private key is not in SPSK1 text form")
             }
@@ -62,10 +69,10 @@ extension DeviceKeyRing {
             else {
                 throw Self.corrupt("key \(index): the private key cannot be loaded")
             }
-            guard key.publicKeyText == entry.publicKey else {
+            guard key.publicKeyText.utf8.elementsEqual(entry.publicKey.utf8) else {
                 throw Self.corrupt("key \(index) (\(key.keyID.hex)): the public key does not match the private key")
             }
-            guard key.keyID.hex == entry.keyId else {
+            guard key.keyID.hex.utf8.elementsEqual(entry.keyId.utf8) else {
                 throw Self.corrupt("key \(index): its keyId does not match its public key (expected \(key.keyID.hex))")
             }
             guard seen.insert(key.keyID).inserted else {
