@@ -27,6 +27,19 @@ import Testing
         #expect(throws: SealedPushError.self) { try JSONParser.parse(bytes) }
     }
 
+    /// RFC 8259 sets no length on a number, and the envelope spec has receivers accept any valid JSON (a sender's
+    /// decimal type may write many digits): long literals are read and rounded like short ones. The values are exact
+    /// by arithmetic: 1.000…0 is 1; 1 followed by 63 zeros times 10^-60 is 1,000; 0.1 followed by zeros and a final 1
+    /// 300 places down rounds to the double nearest 0.1.
+    @Test func longNumbers() throws {
+        #expect(try parse("1." + String(repeating: "0", count: 64)) == .number(1))
+        #expect(try parse("1" + String(repeating: "0", count: 63) + "e-60") == .number(1000))
+        #expect(try parse("0.1" + String(repeating: "0", count: 300) + "1") == .number(0.1))
+        #expect(try parse("-" + "2" + String(repeating: "0", count: 299) + ".5e-300") == .number(-0.2))  // −(0.2 + 5e-301)
+        let content = #"{"data":"# + "1." + String(repeating: "0", count: 100) + "}"
+        #expect(try parse(content) == .object(["data": .number(1)]))
+    }
+
     @Test func depthLimit() throws {
         let ok = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
         _ = try parse(ok)
