@@ -42,6 +42,33 @@ struct ReplayGuardTests {
             == .notYetValid)
     }
 
+    /// `Specs/keyring-v1.md` §5.1 rule 1: a lifetime the envelope steps refuse (over 28 days) is `invalidArgument`
+    /// when a guard is called with it directly, and nothing past `now + 600 + 28 days` is remembered. An outside
+    /// audit found `expiresAt` = 2^64 − 1 recorded, after which the file could not be read again.
+    @Test("a lifetime over 28 days is invalidArgument and leaves the file readable")
+    func lifetimeBound() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let guardian = FileReplayGuard(directory: directory)
+        let now: UInt64 = 1_800_000_000
+        let day: UInt64 = 86_400
+        #expect(errorCode { try guardian.checkAndRecord(messageID: id(1), issuedAt: now, expiresAt: .max, now: now) }
+            == .invalidArgument)
+        #expect(errorCode {
+            try guardian.checkAndRecord(messageID: id(2), issuedAt: now, expiresAt: now + 28 * day + 1, now: now)
+        } == .invalidArgument)
+        #expect(errorCode {
+            try InMemoryReplayGuard().checkAndRecord(messageID: id(3), issuedAt: 0, expiresAt: now, now: 1)
+        } == .invalidArgument)
+        try guardian.checkAndRecord(messageID: id(4), issuedAt: now, expiresAt: now + 28 * day, now: now)
+        // The file still reads: a new instance refuses the recorded id as a replay and accepts a new one.
+        let restarted = FileReplayGuard(directory: directory)
+        #expect(errorCode {
+            try restarted.checkAndRecord(messageID: id(4), issuedAt: now, expiresAt: now + 28 * day, now: now + 1)
+        } == .replayed)
+        try restarted.checkAndRecord(messageID: id(5), issuedAt: now, expiresAt: now + day, now: now + 1)
+    }
+
     @Test("file format: a 41-byte header and 56 bytes per snapshot id, 64 per journal record; compaction prunes")
     func fileFormatAndPruning() throws {
         let directory = try makeTemporaryDirectory()

@@ -311,6 +311,14 @@ struct ReplayLedger: Equatable {
         guard issuedAt <= expiresAt else {
             throw SealedPushError(.invalidArgument, "expiresAt \(expiresAt) is before issuedAt \(issuedAt)")
         }
+        // With issuedAt at most now + 600 (below), nothing past now + 600 + 28 days is ever remembered (rule 1), so
+        // every time written stays below the state's 2^53.
+        guard expiresAt - issuedAt <= EnvelopeV1.maxLifetime else {
+            throw SealedPushError(
+                .invalidArgument,
+                "a lifetime of \(expiresAt - issuedAt) s (issuedAt \(issuedAt) to expiresAt \(expiresAt)) is over the "
+                    + "envelope's \(EnvelopeV1.maxLifetime) s (28 days)")
+        }
         guard now < expiresAt else {
             throw SealedPushError(.expired, "the envelope expired at \(expiresAt) (UNIX seconds); now is \(now)")
         }
