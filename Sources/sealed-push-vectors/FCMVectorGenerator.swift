@@ -72,7 +72,10 @@ enum FCMVectorGenerator {
         negative("base64-space", .badEncoding, data: ["sp": " " + text])
         negative("text-over-longest-envelope", .malformedEnvelope,
                  data: ["sp": String(repeating: "A", count: FCMPayload.maxEnvelopeTextLength + 1)])
-        // The limit counts UTF-8 bytes (§4 step 3a): 2,798 "é" are 5,596 bytes, one over, though fewer characters.
+        // At the limit (5,592 characters) step 3a passes and the text decodes: 4,194 zero bytes, version 0x00.
+        negative("text-at-longest-envelope", .unsupportedVersion,
+                 data: ["sp": String(repeating: "A", count: FCMPayload.maxEnvelopeTextLength)])
+        // The limit counts UTF-8 bytes (§4 step 3a): 2,797 "é" are 5,594 bytes, over 5,592, though fewer characters.
         negative("text-over-longest-envelope-in-utf8-bytes", .malformedEnvelope,
                  data: ["sp": String(repeating: "\u{e9}", count: FCMPayload.maxEnvelopeTextLength / 2 + 1)])
         negative("truncated", .truncated, data: ["sp": Base64URL.encode(base.envelope.prefix(225))])

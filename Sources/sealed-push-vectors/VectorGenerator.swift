@@ -155,7 +155,16 @@ enum VectorGenerator {
             let tooLate = issuedAt + EnvelopeV1.maxLifetime + 1
             for position in 0..<8 { bytes[42 + position] = UInt8(truncatingIfNeeded: tooLate >> UInt64(56 - 8 * position)) }
         }
+        // Step 7's other half: issued after it expires (one second later than expiresAt).
+        altered("issued-after-expiry", .malformedEnvelope) { bytes in
+            let late = expiresAt + 1
+            for position in 0..<8 { bytes[34 + position] = UInt8(truncatingIfNeeded: late >> UInt64(56 - 8 * position)) }
+        }
         altered("enc-altered", .authenticationFailure) { $0[50] ^= 0x01 }
+        // A low-order enc (u = 0): DH(skR, enc) is all zeros, which every receiver MUST reject (spec §2).
+        altered("enc-low-order-zero", .authenticationFailure) { bytes in
+            for position in 50..<82 { bytes[position] = 0 }
+        }
         altered("ciphertext-altered", .authenticationFailure) { $0[82] ^= 0x01 }
         altered("tag-altered", .authenticationFailure) { $0[$0.count - 1] ^= 0x01 }
         // The minimal vector is the smallest envelope (226 bytes): shorten a larger one so it stays over the minimum.
@@ -173,6 +182,14 @@ enum VectorGenerator {
         let oversizeEnvelope = envelope + [UInt8](repeating: 0, count: EnvelopeV1.maximumLength + 1 - envelope.count)
         negatives.append(.init(
             name: "envelope-over-maximum", payload: #"{"sp":""# + Base64URL.encode(oversizeEnvelope) + #""}"#,
+            topic: topic, now: issuedAt + 60, expectedError: SealedPushError.Code.malformedEnvelope.name,
+            parsedBody: true))
+
+        // Step 3a before step 3: an over-long text handed over parsed is malformedEnvelope whatever its characters
+        // (5,600 characters, the last a padding '=').
+        negatives.append(.init(
+            name: "envelope-over-maximum-bad-encoding",
+            payload: #"{"sp":""# + String(repeating: "A", count: 5_599) + #"="}"#,
             topic: topic, now: issuedAt + 60, expectedError: SealedPushError.Code.malformedEnvelope.name,
             parsedBody: true))
 
@@ -214,6 +231,9 @@ enum VectorGenerator {
         try rawSealed("content-attachments-not-array", Padding.pad(Array(#"{"attachments":{"url":"x"}}"#.utf8)), ephemeral: 0x6F)
         try rawSealed("content-attachment-not-object", Padding.pad(Array(#"{"attachments":["https://x"]}"#.utf8)), ephemeral: 0x70)
         try rawSealed("content-attachment-without-url", Padding.pad(Array(#"{"attachments":[{"uri":"https://x"}]}"#.utf8)), ephemeral: 0x75)
+        // §4.3: content-ref, when present, is an object with a url string.
+        try rawSealed("content-ref-not-object", Padding.pad(Array(#"{"body":"x","content-ref":"https://x"}"#.utf8)), ephemeral: 0x76)
+        try rawSealed("content-ref-without-url", Padding.pad(Array(#"{"body":"x","content-ref":{"key":"x"}}"#.utf8)), ephemeral: 0x77)
         try rawSealed("content-nested-too-deep", Padding.pad(Array(("{\"data\":" + String(repeating: "[", count: 32)
             + String(repeating: "]", count: 32) + "}").utf8)), ephemeral: 0x71)
 
@@ -223,6 +243,13 @@ enum VectorGenerator {
         negative("base64-padding-appended", .badEncoding, payload: #"{"sp":""# + b64 + #"=="}"#)
         negative("base64-space", .badEncoding, payload: #"{"sp":" "# + b64 + #""}"#)
         negative("base64-length-1-mod-4", .badEncoding, payload: #"{"sp":""# + b64 + (b64.count % 4 == 0 ? "A" : String(repeating: "A", count: (5 - b64.count % 4) % 4)) + #""}"#)
+        // §6: the unused low bits of the last character must be zero (here the lowest bit set instead).
+        // The base envelope's length is not a multiple of 3, so its text's last character has unused bits.
+        precondition(b64.count % 4 != 0, "the base envelope's text has no unused bits")
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let last = alphabet.firstIndex(of: b64.utf8.last!)!
+        let unusedBits = String(b64.dropLast()) + String(UnicodeScalar(alphabet[last | 1]))
+        negative("base64-unused-bits-set", .badEncoding, payload: #"{"sp":""# + unusedBits + #""}"#)
         negative("missing-envelope", .malformedPayload, payload: #"{"aps":{"alert":{"body":"x"},"mutable-content":1}}"#)
         negative("envelope-not-a-string", .malformedPayload, payload: #"{"sp":12345}"#)
         negative("duplicated-envelope-member", .malformedPayload, payload: #"{"sp":""# + b64 + #"","sp":""# + b64 + #""}"#)
@@ -256,6 +283,12 @@ enum VectorGenerator {
             let minimal = #"{"sp":""# + Base64URL.encode(sealed.envelope) + #""}"#
             accept(name, minimal, contentJSON: String(decoding: content, as: UTF8.self))
         }
+        // §4: any valid JSON, so a number literal of any length (a sender's decimal type) reads as its double.
+        let longNumber = try sealer.seal(
+            rawPlaintext: Padding.pad(Array((#"{"body":"n","data":1."# + String(repeating: "0", count: 100) + "}").utf8)),
+            to: devicePublic, ephemeralPrivateKey: key(0x78), messageID: [UInt8](repeating: 0x78, count: 16),
+            issuedAt: issuedAt, expiresAt: expiresAt)
+        accept("content-long-number", String(decoding: longNumber.payload, as: UTF8.self), contentJSON: #"{"body":"n","data":1}"#)
         // RFC 8259 §8.3: names compare by code points, so NFC "\u{e9}" and NFD "e\u{301}" are two members.
         let normalization = NotificationContent(data: .object(["\u{e9}": .number(1), "e\u{301}": .number(2)]))
         let normalized = try sealer.seal(
@@ -268,6 +301,9 @@ enum VectorGenerator {
             0, -0.0, 1, -1, 42, 9_007_199_254_740_991, -9_007_199_254_740_991, 9_007_199_254_740_992,
             9_007_199_254_740_994, 1e15 + 0.5, 1e16, 1e21, 1e300, .greatestFiniteMagnitude, 0.5, 0.1, 0.0001, 0.00001,
             1.5e-5, 123.456, -0.000123, 1.2345678901234568e+20, 5e-324, 2.2250738585072014e-308, 4503599627370495.5,
+            // Powers of two, whose lower rounding interval is half the upper one: the shortest digits that read back
+            // are not always the exact value rounded to that many digits (2^-24 is 5.960464477539063e-08).
+            0x1p-24, 0x1p-44, 0x1p89, 0x1p122, 0x1p-1022, 0x1p1023,
         ]
         let canonicalNumbers = numbers.map { value in
             EnvelopeVectorFile.CanonicalNumber(

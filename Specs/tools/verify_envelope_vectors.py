@@ -236,7 +236,9 @@ def strict_json(data, code):
 
 # ---- spec section 4.1: canonical form
 KNOWN_MEMBERS = ["title", "subtitle", "body", "badge", "sound", "thread-id", "category", "interruption-level",
-                 "relevance-score", "target-content-id", "data", "attachments"]
+                 "relevance-score", "target-content-id", "data", "attachments", "content-ref",
+                 # control-v1 section 1 places these after content-ref (their own rules: verify_control_vectors.py)
+                 "notification-id", "control"]
 
 
 def shortest_digits(value):
@@ -313,6 +315,9 @@ def receive(body, device_sk, server_pk, topic, now, parsed_body=False):
     document = strict_json(body, "malformedPayload")
     if not isinstance(document, dict) or not isinstance(document.get("sp"), str):
         raise SpecError("malformedPayload")
+    # Step 3a: a body handed over parsed may carry any length; an over-long text fails before any decoding.
+    if parsed_body and len(document["sp"].encode("utf-8")) > (4 * (82 + 16 + 4096) + 2) // 3:
+        raise SpecError("malformedEnvelope")
     envelope = b64url_decode(document["sp"])
     if len(envelope) < 82 + 16 + 128:
         raise SpecError("truncated")
@@ -369,6 +374,10 @@ def check_content(content):
     attachments = content.get("attachments")
     if "attachments" in content and (not isinstance(attachments, list) or not all(
             isinstance(a, dict) and isinstance(a.get("url"), str) for a in attachments)):
+        bad()
+    # Section 4.3: every receiver checks that content-ref, when present, is an object with a url string.
+    reference = content.get("content-ref")
+    if "content-ref" in content and not (isinstance(reference, dict) and isinstance(reference.get("url"), str)):
         bad()
 
 

@@ -86,21 +86,29 @@ public final class EnvelopeOpener {
         return openParsed(map, now);
     }
 
-    /** Opens a body already parsed (step 2 on): its top-level member {@code sp} must be a string. */
+    /**
+     * Opens a body already parsed (step 2 on): its top-level member {@code sp} must be a string (else
+     * {@code malformedPayload}), at most 5,592 bytes of UTF-8 (else {@code malformedEnvelope}, before any decoding:
+     * {@code Specs/fcm-v1.md} §4 step 3a, the rule for a body handed over parsed), then envelope spec steps 3 to 12.
+     */
     public OpenedEnvelope openParsed(Map<String, ?> body, long now) throws SealedPushException {
         Object sp = body.get("sp");
         if (!(sp instanceof String)) {
             throw new SealedPushException(ErrorCode.MALFORMED_PAYLOAD, "the body has no sp string member");
         }
+        checkTextLength((String) sp);
         return openEnvelopeText((String) sp, now);
     }
 
-    /** The longest envelope's base64url text, {@code b64len(82 + 16 + 4096)} ({@code Specs/fcm-v1.md} §4 step 3a). */
+    /**
+     * The longest envelope's base64url text, {@code b64len(82 + 16 + 4096)} = floor((4 * 4194 + 2) / 3) = 5,592
+     * ({@code Specs/fcm-v1.md} §4 step 3a).
+     */
     static final int MAX_ENVELOPE_TEXT = (4 * MAX_ENVELOPE + 2) / 3;
 
     /**
      * Opens an FCM data message ({@code RemoteMessage.getData()}) as {@code Specs/fcm-v1.md} §4 says: {@code sp}
-     * present (else {@code malformedPayload}), its length at most 5,595 (else {@code malformedEnvelope}, before any
+     * present (else {@code malformedPayload}), its length at most 5,592 (else {@code malformedEnvelope}, before any
      * decoding), then envelope spec steps 3 to 12. Other members are ignored.
      */
     public OpenedEnvelope openData(Map<String, String> data, long now) throws SealedPushException {
@@ -108,12 +116,17 @@ public final class EnvelopeOpener {
         if (sp == null) {
             throw new SealedPushException(ErrorCode.MALFORMED_PAYLOAD, "the data message has no sp member");
         }
+        checkTextLength(sp);
+        return openEnvelopeText(sp, now);
+    }
+
+    /** {@code Specs/fcm-v1.md} §4 step 3a: an envelope text longer than the longest envelope's is refused undecoded. */
+    private static void checkTextLength(String sp) throws SealedPushException {
         long bytes = utf8Length(sp);
         if (bytes > MAX_ENVELOPE_TEXT) {
             throw new SealedPushException(ErrorCode.MALFORMED_ENVELOPE,
                 "sp is " + bytes + " bytes of UTF-8, longer than the longest envelope's " + MAX_ENVELOPE_TEXT);
         }
-        return openEnvelopeText(sp, now);
     }
 
     /**

@@ -516,12 +516,8 @@ public final class Json {
         String neg = x < 0 ? "-" : "";
         BigDecimal abs = exact.abs();
         BigDecimal shortest = null;
-        for (int n = 1; n <= 17; n++) {
-            BigDecimal r = abs.round(new MathContext(n, RoundingMode.HALF_EVEN));
-            if (Double.parseDouble(r.toString()) == Math.abs(x)) {
-                shortest = r;
-                break;
-            }
+        for (int n = 1; n <= 17 && shortest == null; n++) {
+            shortest = nearestThatReadsBack(abs, n);
         }
         if (shortest == null) {
             throw new IllegalStateException("no round-trip representation");
@@ -545,5 +541,29 @@ public final class Json {
             return sb.toString();
         }
         return neg + stripped.toPlainString();
+    }
+
+    /**
+     * The n-digit decimal nearest {@code abs} (ties: the even last digit) among those that read back as exactly
+     * {@code abs}, or null if none does. Only the two n-digit neighbours of {@code abs}, below and above, can: any
+     * n-digit decimal that reads back lies in the rounding interval around {@code abs}, and so does the neighbour on
+     * its side. Rounding to nearest alone is not enough: at a power of two the interval below is half as wide as the
+     * one above, so the nearest n-digit decimal can fall outside it while the one above reads back (2^-24 =
+     * 5.9604644775390625e-08: 5.960464477539062e-08 reads back as another double, 5.960464477539063e-08 as 2^-24).
+     */
+    private static BigDecimal nearestThatReadsBack(BigDecimal abs, int n) {
+        double x = abs.doubleValue();
+        BigDecimal below = abs.round(new MathContext(n, RoundingMode.FLOOR));
+        BigDecimal above = abs.round(new MathContext(n, RoundingMode.CEILING));
+        boolean belowReads = Double.parseDouble(below.toString()) == x;
+        boolean aboveReads = Double.parseDouble(above.toString()) == x;
+        if (belowReads && aboveReads) {
+            int c = abs.subtract(below).compareTo(above.subtract(abs));
+            if (c != 0) {
+                return c < 0 ? below : above;
+            }
+            return abs.round(new MathContext(n, RoundingMode.HALF_EVEN));
+        }
+        return belowReads ? below : aboveReads ? above : null;
     }
 }

@@ -238,7 +238,7 @@ public final class ReplayGuard {
             if (cmp(expiresAt, v.p) <= 0) {
                 throw new SealedPushException(ErrorCode.REPLAYED, "the envelope expired by the sender's clock before pruned ids");
             }
-            if (cmp(issuedAt, v.w) <= 0) {
+            if (v.w != 0 && cmp(issuedAt, v.w) <= 0) { // rule 4: W = 0 means nothing was evicted
                 throw new SealedPushException(ErrorCode.REPLAYED, "the envelope was issued no later than an evicted id");
             }
             Entry fresh = new Entry(id.clone(), issuedAt, expiresAt, now, d.clone());
@@ -824,7 +824,7 @@ public final class ReplayGuard {
         buf.position(5);
         long watermark = 0;
         if (version == 1) {
-            watermark = time(buf.getLong(), "version 1: the watermark");
+            watermark = buf.getLong(); // any uint64: it is only compared with now (§5.4.4)
         } else {
             s.w = time(buf.getLong(), "version " + version + ": W in the header");
             s.p = time(buf.getLong(), "version " + version + ": P in the header");

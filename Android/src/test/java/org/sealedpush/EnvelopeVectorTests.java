@@ -67,7 +67,7 @@ final class EnvelopeVectorTests {
     @SuppressWarnings("unchecked")
     void negativesFailWithTheirExactCode() throws Exception {
         List<Map<String, Object>> negatives = TestSupport.list(v, "negative");
-        assertEquals(50, negatives.size());
+        assertEquals(56, negatives.size());
         for (Map<String, Object> n : negatives) {
             String name = (String) n.get("name");
             EnvelopeOpener opener = opener((String) n.get("topic"));
@@ -85,9 +85,28 @@ final class EnvelopeVectorTests {
     }
 
     @Test
+    void aParsedBodyOverTheLongestEnvelopeTextIsMalformedEnvelopeBeforeDecoding() throws Exception {
+        // Specs/fcm-v1.md §4 step 3a, "the envelope spec's rules for a body handed over parsed": a text longer than
+        // b64len(82 + 16 + 4096) = floor((4 * 4194 + 2) / 3) = floor(16778 / 3) = 5,592 is malformedEnvelope
+        // before any decoding, though "=" (and a length of 1 mod 4) would make it badEncoding (step 3).
+        EnvelopeOpener opener = opener((String) v.get("topic"));
+        String[][] cases = {
+            {"A".repeat(5599) + "=", "malformedEnvelope"}, // 5,600 characters: the audit's input
+            {"A".repeat(5593), "malformedEnvelope"},       // 5,593 = 1 (mod 4)
+            {"A".repeat(5591) + "=", "badEncoding"},       // 5,592: not over the longest, so decoded, and "=" is refused
+        };
+        for (String[] c : cases) {
+            String name = c[0].length() + " characters";
+            Map<String, Object> body = Collections.singletonMap("sp", c[0]);
+            SealedPushException e = assertThrows(SealedPushException.class, () -> opener.openParsed(body, 1_800_000_000L), name);
+            assertEquals(c[1], e.code().id(), name + ": " + e.getMessage());
+        }
+    }
+
+    @Test
     void acceptedBodiesOpen() throws Exception {
         List<Map<String, Object>> accepted = TestSupport.list(v, "accepted");
-        assertEquals(5, accepted.size());
+        assertEquals(6, accepted.size());
         EnvelopeOpener opener = opener((String) v.get("topic"));
         for (Map<String, Object> a : accepted) {
             OpenedEnvelope o = opener.openBody(((String) a.get("payload")).getBytes(StandardCharsets.UTF_8), TestSupport.num(a, "now"));
@@ -98,7 +117,7 @@ final class EnvelopeVectorTests {
     @Test
     void canonicalNumbers() {
         List<Map<String, Object>> numbers = TestSupport.list(v, "canonicalNumbers");
-        assertEquals(25, numbers.size());
+        assertEquals(31, numbers.size());
         for (Map<String, Object> c : numbers) {
             double d = Double.longBitsToDouble(Long.parseUnsignedLong((String) c.get("bits"), 16));
             assertEquals(c.get("text"), Json.canonicalNumber(d), (String) c.get("bits"));

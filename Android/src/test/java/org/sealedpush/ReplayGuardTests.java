@@ -234,6 +234,17 @@ final class ReplayGuardTests {
     }
 
     @Test
+    void rule4RefusesNothingWhileNothingWasEvicted() throws Exception {
+        // §5.1 rule 4: "W > 0 and issuedAt <= W: replayed ... W = 0 means nothing was evicted". An empty state has
+        // W = 0, so an envelope issued at 0 (a 1970 clock: expiresAt 86,400, device time 100) passes rules 1-4.
+        ReplayGuard g = new ReplayGuard(dir, 16, 600);
+        assertEquals(ReplayGuard.Outcome.FRESH, result(g, 1, 0, 86_400, 1, 100));
+        assertEquals(0, ByteBuffer.wrap(bytes()).getLong(5)); // W in the header stays 0
+        assertEquals(ReplayGuard.Outcome.FRESH, result(g, 2, 0, 86_400, 2, 100));
+        assertEquals(ReplayGuard.Outcome.DUPLICATE, result(g, 1, 0, 86_400, 1, 100));
+    }
+
+    @Test
     void evictionRefusesOnlyWhatWasIssuedNoLaterThanTheEvicted() throws Exception {
         ReplayGuard g = new ReplayGuard(dir, 4, 600, 1);
         for (int i = 0; i < 5; i++) {
@@ -414,7 +425,6 @@ final class ReplayGuardTests {
         bad.put("v2 issued after it expires", v2(0, 0, T, new int[] {1}, T + 61, T + 60));
         bad.put("v2 L 2^53", v2(0, 0, TWO_53, new int[] {1}, T, T + 60));
         bad.put("v1 id twice", v1(0, new int[] {2, 2}, T + 60));
-        bad.put("v1 watermark 2^53", v1(TWO_53, new int[] {2}, T + 60));
         bad.put("v1 expiresAt 2^53", v1(0, new int[] {2}, TWO_53));
         bad.put("v1 trailing byte", cat(v1(0, new int[] {2}, T + 60), new byte[1]));
         ReplayGuard g = new ReplayGuard(dir, 16, 600);
@@ -523,6 +533,25 @@ final class ReplayGuardTests {
         Files.write(file(), v1(T, new int[] {1}, T + 3600));
         assertEquals(ErrorCode.REPLAYED, result(g, 1, T, T + 3600, 1, T + 1));
         assertArrayEquals(cat(header(4, 0, 0, 0, 0, 1), entry(id(1), T + 1, T + 3600, 0, NONE)), bytes());
+    }
+
+    @Test
+    void aVersion1WatermarkOfAnyValueIsMigrated() throws Exception {
+        // §5.4.4: a version 1 watermark is a uint64 of "any value: it is only compared with now", and W = now when it
+        // is above now. "SPRG" 01, watermark, count 0: 17 bytes, no check field in version 1.
+        ReplayGuard g = new ReplayGuard(dir, 16, 600);
+        for (long watermark : new long[] {TWO_53, 1L << 63, -1L /* 2^64 - 1 */}) {
+            String name = "watermark " + Long.toUnsignedString(watermark);
+            byte[] v1 = v1(watermark, new int[0], 0);
+            assertEquals(17, v1.length);
+            Files.write(file(), v1);
+            // Migrated to W = now = T before the check, which rule 4 then refuses: issued at T <= W.
+            assertEquals(ErrorCode.REPLAYED, result(g, 5, T, T + 3600, 5, T), name);
+            assertArrayEquals(header(4, T, 0, 0, 0, 0), bytes(), name);
+            // Later: an envelope issued at or before W stays refused, one issued after it opens.
+            assertEquals(ErrorCode.REPLAYED, result(g, 6, T, T + 3600, 6, T + 100), name);
+            assertEquals(ReplayGuard.Outcome.FRESH, result(g, 7, T + 1, T + 3600, 7, T + 100), name);
+        }
     }
 
     // ---- Compaction and what it costs (5.4.3) ----
