@@ -38,12 +38,37 @@ struct APNsKeyReference {
         do { _ = try APNsSigningKey(contentsOfFile: absolute) } catch let error as SealedPushError {
             throw OperatorError("--apns-key \(absolute): \(error.message)")
         }
-        for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {
-            guard value.utf8.count == 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
-            else { throw OperatorError("\(name) must be Apple's 10 characters of A-Z 0-9 (got '\(value)')") }
-        }
+        try Self.checkIDs(keyID: keyID, teamID: teamID)
         self.path = absolute
         self.keyID = keyID
         self.teamID = teamID
+    }
+
+    /// Checks the ids given (nil: not given) have Apple's form: 10 characters of A-Z 0-9.
+    /// - Throws: ``OperatorError`` naming the option.
+    static func checkIDs(keyID: String?, teamID: String?) throws {
+        for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {
+            guard let value else { continue }
+            guard value.utf8.count == 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
+            else { throw OperatorError("\(name) must be Apple's 10 characters of A-Z 0-9 (got '\(value)')") }
+        }
+    }
+}
+
+/// Checks that an existing server identity file the operator names (`--identity`) is a regular file only its owner
+/// may read, as the README and the help promise (0600), before the gateway seals with it.
+enum IdentityFileCheck {
+    /// - Parameter path: The absolute path.
+    /// - Throws: ``OperatorError`` naming the file and its mode; never the key.
+    static func requireOwnerOnly(_ path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw OperatorError("--identity \(path) does not exist") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw OperatorError("--identity \(path) must be a regular file, not a link or a directory")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw OperatorError(
+                "--identity \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
+        }
     }
 }

@@ -20,12 +20,23 @@ struct AppCommand: AsyncParsableCommand {
 
 /// Opens the store a configuration file names, migrated, for one operator command.
 enum OperatorStore {
+    /// Opens the store; a SQLite database must exist already (only `init` creates one), so a mistyped path is an
+    /// error rather than a new, empty gateway that looks healthy.
     static func open(config: String) async throws -> any GatewayStore {
+        // Anything this process creates (SQLite's WAL beside the database) is the operator's only.
+        umask(0o077)
         let configuration: GatewayConfiguration
         do {
             configuration = try GatewayConfiguration.load(path: config, environment: ProcessInfo.processInfo.environment)
         } catch let error as GatewayConfigurationError {
             throw OperatorError(error.message)
+        }
+        if configuration.database.hasPrefix("sqlite:") {
+            let path = String(configuration.database.dropFirst("sqlite:".count))
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw OperatorError(
+                    "no SQLite database at \(path) (`database` in \(config)); `sealed-push-gateway init` creates one")
+            }
         }
         let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         _ = try await store.migrate()

@@ -105,6 +105,7 @@ struct IdentityRotateCommand: AsyncParsableCommand {
         var prepared: (path: String, keyID: KeyID)?
         if let identity {
             let path = URL(fileURLWithPath: identity).standardizedFileURL.path
+            try IdentityFileCheck.requireOwnerOnly(path)
             do { prepared = (path, try ServerIdentity(contentsOfFile: path).keyID) } catch let error as SealedPushError {
                 throw OperatorError("--identity: \(error.message)")
             }
@@ -166,33 +167,57 @@ struct IdentityRetireCommand: AsyncParsableCommand {
     var appID = "default"
 
     @Option(name: .customLong("key-id"), help: "The identity's key id (16 hex digits, from `identity list`).")
-    var keyID: String
+    var keyID: String?
+
+    @Option(
+        name: .customLong("path"),
+        help: "Instead of --key-id: the identity's file as `identity list` shows it (for a file that can no longer be read).")
+    var path: String?
 
     @Flag(name: .customLong("apps-pin-new"), help: "Confirm that the apps in use pin the sealing identity's key.")
     var appsPinNew = false
 
+    func validate() throws {
+        guard (keyID == nil) != (path == nil) else {
+            throw ValidationError("name the identity to retire by --key-id or by --path (one of them)")
+        }
+    }
+
     func run() async throws {
+        let named = keyID ?? path ?? ""
         guard appsPinNew else {
             throw OperatorError(
                 "retire only once the apps in use pin the new key: confirm with --apps-pin-new (receipts sealed to "
-                    + "\(keyID) are refused afterwards)")
+                    + "\(named) are refused afterwards)")
         }
         let retired = try await OperatorStore.with(config: config) { store in
             var app = try await OperatorStore.app(appID, in: store)
-            if (try? ServerIdentity(contentsOfFile: app.serverIdentityPath))?.keyID.hex == keyID {
-                throw OperatorError(
-                    "\(keyID) is app '\(appID)''s sealing identity: rotate first (`sealed-push-gateway identity rotate`)")
+            let index: Int?
+            if let keyID {
+                if (try? ServerIdentity(contentsOfFile: app.serverIdentityPath))?.keyID.hex == keyID {
+                    throw OperatorError(
+                        "\(keyID) is app '\(appID)''s sealing identity: rotate first (`sealed-push-gateway identity rotate`)")
+                }
+                index = app.previousIdentityPaths.firstIndex { (try? ServerIdentity(contentsOfFile: $0))?.keyID.hex == keyID }
+            } else {
+                // By the path as stored (absolute), or as given relative to the working directory.
+                let given = path ?? ""
+                let absolute = URL(fileURLWithPath: given).standardizedFileURL.path
+                if app.serverIdentityPath == given || app.serverIdentityPath == absolute {
+                    throw OperatorError(
+                        "\(given) is app '\(appID)''s sealing identity: rotate first (`sealed-push-gateway identity rotate`)")
+                }
+                index = app.previousIdentityPaths.firstIndex { $0 == given || $0 == absolute }
             }
-            guard let index = app.previousIdentityPaths.firstIndex(where: {
-                (try? ServerIdentity(contentsOfFile: $0))?.keyID.hex == keyID
-            }) else {
+            guard let index else {
                 throw OperatorError(
-                    "app '\(appID)' has no previous identity \(keyID) (see `sealed-push-gateway identity list`)")
+                    "app '\(appID)' has no previous identity \(named) (see `sealed-push-gateway identity list`; an "
+                        + "identity whose file cannot be read is retired by --path)")
             }
             let path = app.previousIdentityPaths.remove(at: index)
             try await store.putApp(app, now: Date())
             return path
         }
-        print("app \(appID): identity \(keyID) retired (its receipts are refused from now on); its file \(retired) is kept")
+        print("app \(appID): identity \(named) retired (its receipts are refused from now on); its file \(retired) is kept")
     }
 }
