@@ -135,18 +135,9 @@ struct AttachmentPipeline: Sendable {
     /// Downloads and opens the full content a preview refers to (at most ``AttachmentConfiguration/contentReferenceCap``).
     private func fetchContent(_ value: JSONValue, deadline: ContinuousClock.Instant) async throws -> NotificationContent {
         let reference = try BlobReference(parsing: value, maxSize: configuration.contentReferenceCap)
-        guard let url = URL(string: reference.url) else {
-            throw SealedPushError(.malformedAttachment, "the content reference's url is not a URL")
-        }
-        let opener = try BlobOpener(
-            key: reference.key, plaintextSize: reference.size, maxPlaintextSize: configuration.contentReferenceCap)
-        let expected = opener.ciphertextSize
-        let buffer = ByteSink()
-        try await configuration.transport.download(from: url, expectedBytes: expected, deadline: deadline) {
-            bytes in try buffer.append(bytes, limit: expected)
-        }
-        var plaintext = try BlobOpener.open(
-            buffer.bytes, reference: reference, maxPlaintextSize: configuration.contentReferenceCap)
+        var plaintext = try await ContentReferenceDownload.plaintext(
+            of: reference, maxPlaintextSize: configuration.contentReferenceCap, transport: configuration.transport,
+            deadline: deadline)
         defer { EnvelopeOpener.wipe(&plaintext) }
         var content = try NotificationContent(json: plaintext)
         content.contentReference = nil  // no chains (spec §4.3)
@@ -162,22 +153,4 @@ struct AttachmentPipeline: Sendable {
         }
         return AttachmentFailure(index: index, code: .blobUnavailable, message: "the download failed")
     }
-}
-
-/// A bounded in-memory sink for a small blob (content by reference).
-private final class ByteSink: @unchecked Sendable {
-    private let lock = ClientLock()
-    private var stored: [UInt8] = []
-
-    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) throws {
-        try lock.withLock {
-            guard stored.count + bytes.count <= limit else {
-                throw SealedPushError(
-                    .blobTrailingData, "the content reference sent more than its \(limit) bytes (Specs/blob-v1.md §5)")
-            }
-            stored.append(contentsOf: bytes)
-        }
-    }
-
-    var bytes: [UInt8] { lock.withLock { stored } }
 }
