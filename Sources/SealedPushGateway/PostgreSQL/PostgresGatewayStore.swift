@@ -557,7 +557,8 @@ public final class PostgresGatewayStore: GatewayStore {
             let changed = notification.jobs.indices.first { index in
                 let job = notification.jobs[index]
                 guard let keyID = job.keyID, let device = registered[index] else { return false }
-                return device.keyID != keyID || device.address.platform != job.body.platform
+                return !GatewayStoreError.sameKeyID(stored: device.keyID, sealed: keyID)
+                    || device.address.platform != job.body.platform
             }
             return changed.map { GatewayStoreError.deviceKeyChanged(deviceID: notification.jobs[$0].deviceID, index: $0) }
         }

@@ -497,7 +497,10 @@ public final class SQLiteGatewayStore: GatewayStore {
                     .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
                     field: "devices[\(index)]")
             }
-            if let keyID = job.keyID, (row[4] as String) != keyID || (row[1] as String) != job.body.platform.rawValue {
+            if let keyID = job.keyID,
+                !GatewayStoreError.sameKeyID(stored: row[4] as String, sealed: keyID)
+                    || (row[1] as String) != job.body.platform.rawValue
+            {
                 throw GatewayStoreError.deviceKeyChanged(deviceID: job.deviceID, index: index)
             }
             // nil: the device is marked unregistered (its job starts `unregistered`, under a lease or not).

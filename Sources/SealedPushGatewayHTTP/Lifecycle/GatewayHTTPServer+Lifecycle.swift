@@ -64,6 +64,7 @@ extension GatewayHTTPServer {
                 .conflict, "notificationWithdrawn", "the notification was withdrawn; send a new one instead")
         }
         let idText = id.uuidString.lowercased()
+        let senderContent = update.content
         update.devices = status.deliveries.filter { [.queued, .claimed, .sent].contains($0.state) }.map(\.deviceID)
         update.collapseID = status.collapseID
         update.content.notificationID = idText
@@ -78,7 +79,7 @@ extension GatewayHTTPServer {
         guard
             let accepted = try await fanOut.send(
                 appID: appID, request: update, idempotencyKey: idempotencyKey, requestDigest: digest, stampID: false,
-                skipMissingDevices: true)
+                skipMissingDevices: true, senderContent: senderContent)
         else { throw nothing }
         return self.accepted(accepted, appID: appID)
     }
@@ -130,7 +131,9 @@ extension GatewayHTTPServer {
         var headers: HTTPFields = [.location: "/v1/apps/\(appID)/notifications/\(id)"]
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
         headers[.contentType] = "application/json"
-        let body = SendAcceptedModel(id: id, devices: accepted.deviceCount).json
+        let body = SendAcceptedModel(
+            id: id, devices: accepted.deviceCount, skippedDevices: accepted.skipped.isEmpty ? nil : accepted.skipped
+        ).json
         return Response(status: .accepted, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

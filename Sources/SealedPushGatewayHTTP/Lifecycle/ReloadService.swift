@@ -8,7 +8,7 @@ import UnixSignals
 /// A reload that fails keeps what was in use and is logged as an error naming the file or setting; one that works
 /// is logged with the new certificate's subject and expiry and the limits' count. Other settings that changed in
 /// the file are named in a warning: they take a restart.
-public struct ReloadService: Service {
+public struct ReloadService: Service, CustomStringConvertible {
     private let tls: GatewayTLSContext?
     private let configurationPath: String
     private let environment: [String: String]
@@ -34,6 +34,12 @@ public struct ReloadService: Service {
         self.loaded = loaded
         self.server = server
         self.logger = logger
+    }
+
+    /// The configuration file and whether TLS is reloaded: never the environment it holds (any secret of the
+    /// process) nor the whole configuration (its database URL may carry a password).
+    public var description: String {
+        "ReloadService(configurationPath: \(configurationPath), tls: \(tls != nil), loaded: \(loaded))"
     }
 
     /// Waits for `SIGHUP`s and reloads on each, until graceful shutdown.

@@ -86,6 +86,20 @@ struct DeviceRequest {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// A fixed scalar for ``canSealTo(_:)`` (clamped by X25519 to a multiple of the cofactor 8).
+    private static let probeScalar = [UInt8](repeating: 0x5a, count: 32)
+
+    /// Whether X25519 with `key` gives a non-zero shared value: false for the low-order points (of the curve or its
+    /// twist), which every sealing to the key would refuse. A clamped scalar is a multiple of 8, so the product is
+    /// zero exactly for those points, whatever the scalar.
+    private static func canSealTo(_ key: DevicePublicKey) -> Bool {
+        (try? X25519.sharedSecret(privateKey: probeScalar, publicKey: key.rawRepresentation)) != nil
+    }
+
     /// The registration record, validated (`Specs/keyring-v1.md` §4). Its `platform` and `fcmToken`, when present,
     /// must agree with the request's.
     private static func registration(_ fields: JSONFields, address: PushAddress, now: Date) throws -> DeviceRegistration {
@@ -107,18 +121,33 @@ struct DeviceRequest {
         }
         let publicKey = try fields.string("publicKey", required: true)!
         let keyID = try fields.string("keyId", required: true)!
+        let devicePublicKey: DevicePublicKey
         do {
-            _ = try DevicePublicKey(text: publicKey)
+            devicePublicKey = try DevicePublicKey(text: publicKey)
         } catch let error as SealedPushError {
             throw GatewayAPIError(
                 .unprocessableContent, "invalidKey", "registration.publicKey is not a device public key: \(error.message)",
                 field: "registration.publicKey")
         }
-        do {
-            _ = try KeyID(hex: keyID)
-        } catch let error as SealedPushError {
+        // A key nothing can be sealed to (a low-order point: X25519 gives an all-zero shared value) is refused here,
+        // not accepted to fail every later send to the device (`Specs/envelope-v1.md` §7).
+        guard Self.canSealTo(devicePublicKey) else {
             throw GatewayAPIError(
-                .unprocessableContent, "invalidKey", "registration.keyId is malformed: \(error.message)",
+                .unprocessableContent, "invalidKey",
+                "registration.publicKey is a low-order X25519 point: nothing can be sealed to it (RFC 9180 §7.1.4); "
+                    + "the device must generate a new key pair", field: "registration.publicKey")
+        }
+        // The text form is exact: 16 lowercase hex digits (`Specs/envelope-v1.md` §7). The key id is stored as sent
+        // and compared with the sealed-to key id as text, so another spelling of the same bytes is refused, never
+        // kept.
+        guard keyID.utf8.count == 2 * KeyID.length, keyID.utf8.allSatisfy(Self.isLowercaseHexDigit) else {
+            let detail =
+                keyID.utf8.count == 2 * KeyID.length && keyID.utf8.allSatisfy(Self.isHexDigit)
+                ? "it has upper-case letters; send it as the device's key ring states it"
+                : "got \(keyID.utf8.count) characters"
+            throw GatewayAPIError(
+                .unprocessableContent, "invalidKey",
+                "registration.keyId must be the key id of publicKey as 16 lowercase hex digits (0-9 a-f): \(detail)",
                 field: "registration.keyId")
         }
         func date(_ name: String, required: Bool) throws -> Date? {

@@ -23,7 +23,8 @@ struct DeviceModel: Encodable {
         case .apns: apnsToken = shortened
         case .fcm: fcmToken = shortened
         }
-        keyId = device.registration.keyId
+        // Lower case, as the contract's pattern says, also for a registration stored before upper case was refused.
+        keyId = device.registration.keyId.lowercased()
         registeredAt = DeviceRegistration.formatDate(device.registeredAt)
         unregisteredAt = device.unregisteredAt.map(DeviceRegistration.formatDate)
         userId = device.userID

@@ -13,6 +13,47 @@ struct NotificationFanOut: Sendable {
         var id: UUID
         var deviceCount: Int
         var replayed: Bool
+        /// Devices reached through a user that could not be sealed to and got no job (`SendAccepted.skippedDevices`).
+        var skipped: [SkippedDevice] = []
+    }
+
+    /// A device a send reached only through its user and left out, with the reason: its key expired, its key cannot
+    /// be sealed to, or it is an FCM device of an app without FCM credentials. A device named directly is never
+    /// skipped: the send is refused instead.
+    struct SkippedDevice: Sendable, Hashable, Encodable {
+        var deviceId: String
+        /// The `Error` code a send naming the device directly would get (`invalidKey`, `fcmNotConfigured`).
+        var code: String
+        /// Why, for a person (names the device, never a key's material).
+        var message: String
+    }
+
+    /// Where each recipient of a send came from, for errors that name the input at fault and for the devices a send
+    /// may leave out.
+    private struct Recipients {
+        /// The request's `devices` (empty for the gateway's own follow-ups — withdrawal, update — whose device list
+        /// is not the caller's).
+        var devices: [String] = []
+        /// The request's `users`.
+        var users: [String] = []
+        /// The recipients reached only through a user (skipped, not refused, when they cannot be sealed to), with
+        /// that user.
+        var throughUser: [String: String?] = [:]
+
+        /// The request's JSON path of a recipient: `devices[i]` for a device named directly, `users[j]` for one
+        /// reached through its user; none for the devices of a follow-up. Worked out only for an error.
+        func field(_ deviceID: String) -> String? {
+            if let user = throughUser[deviceID] {
+                return user.flatMap { users.firstIndex(of: $0) }.map { "users[\($0)]" } ?? "users"
+            }
+            return devices.firstIndex(of: deviceID).map { "devices[\($0)]" }
+        }
+
+        /// The error's field and a description of the device for a message.
+        func describe(_ deviceID: String) -> (field: String?, text: String) {
+            guard let field = field(deviceID) else { return (nil, "device '\(deviceID)'") }
+            return (field, "device '\(deviceID)' (\(field))")
+        }
     }
 
     let calls: StoreCalls
@@ -66,12 +107,15 @@ struct NotificationFanOut: Sendable {
     ///     own follow-ups to earlier sends); nil is answered when none is left.
     ///   - background: Carry it to iPhones as a background push (`Specs/control-v1.md` §2.3: a control message
     ///     that shows nothing; the caller sets priority 5); FCM devices get their data message as always.
+    ///   - senderContent: The content as the sender gave it, when the caller set members of its own (an update's
+    ///     `notification-id` and `control`): a `contentTooLarge` states the sender's size and budget. Default: the
+    ///     request's content.
     /// - Returns: What the send answers; nil only with `skipMissingDevices` when no device is left.
     /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
     func send(
         appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?,
         id: UUID = TimeOrderedUUID.make(), stampID: Bool = true, skipMissingDevices: Bool = false,
-        background: Bool = false
+        background: Bool = false, senderContent: NotificationContent? = nil
     ) async throws -> Accepted? {
         if let idempotencyKey,
             let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
@@ -89,6 +133,7 @@ struct NotificationFanOut: Sendable {
             if named.isEmpty { return nil }
         }
         try Self.requireRegistered(named, byID)
+        var recipients = Recipients(devices: skipMissingDevices ? [] : request.devices, users: request.users)
         // Users: each one's sendable devices, after the devices named directly, without repeats.
         var wanted = named
         if !request.users.isEmpty {
@@ -97,6 +142,7 @@ struct NotificationFanOut: Sendable {
             for device in usersDevices where byID[device.deviceID] == nil {
                 byID[device.deviceID] = device
                 wanted.append(device.deviceID)
+                recipients.throughUser[device.deviceID] = .some(device.userID)
             }
             guard !wanted.isEmpty else {
                 throw GatewayAPIError(
@@ -132,7 +178,7 @@ struct NotificationFanOut: Sendable {
         if !descriptors.isEmpty { content.attachments = (content.attachments ?? []) + descriptors }
 
         // Inline, or (with overflow) a preview with the full content stored once, encrypted.
-        let envelopeContent = try await prepare(content, sealer: sealer)
+        let envelopeContent = try await prepare(content, sender: senderContent ?? request.content, sealer: sealer)
         // Encoded and padded once for every device; only the key agreement and the AEAD run per device.
         let prepared: PreparedContent
         do {
@@ -141,8 +187,9 @@ struct NotificationFanOut: Sendable {
             throw Self.sealingError(error, field: "content")
         }
 
-        var jobs = try await seal(
-            prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
+        var (jobs, skipped) = try await seal(
+            prepared, app: app, sealer: sealer, to: wanted, byID, recipients, ttl: ttl, now: nowSeconds,
+            background: background)
         // The enqueue checks each job's key against its device's registration in its own transaction: a device
         // registered again since it was read (through another node) is read and sealed to afresh.
         var attempt = 1
@@ -170,16 +217,49 @@ struct NotificationFanOut: Sendable {
                 break sending
             case .failure(let refused):
                 if lease != nil { delivery?.deliver([], reserved: reserved) }
-                guard refused.code == .deviceKeyChanged, attempt < Self.sealAttempts else {
+                // The job's device, by the store's field (`devices[i]`: the i-th job, not the request's i-th device).
+                let deviceID = Self.jobIndex(refused.field).flatMap { jobs.indices.contains($0) ? jobs[$0].deviceID : nil }
+                guard refused.code == .deviceKeyChanged || refused.code == .unknownDevice, let deviceID else {
                     throw calls.apiError(refused, "enqueue")
+                }
+                let (field, device) = recipients.describe(deviceID)
+                if refused.code == .unknownDevice, recipients.throughUser[deviceID] == nil {
+                    // Removed since it was read: as if it had been gone before.
+                    throw GatewayAPIError(
+                        .unprocessableContent, "unknownDevice", "\(device) is not a registered device of this app",
+                        field: field)
+                }
+                guard attempt < Self.sealAttempts else {
+                    // Never a 503: nothing is wrong with the database, and the device's own registrations, not
+                    // time, will end it.
+                    calls.logger.warning(
+                        "send refused: a device registered again during each of its attempts",
+                        metadata: ["app": "\(appID)", "device": "\(deviceID)", "attempts": "\(attempt)"])
+                    throw GatewayAPIError(
+                        .conflict, "deviceKeyChanged",
+                        "\(device) registered another key or platform while this send was sealed to it, "
+                            + "\(attempt) times in a row; nothing was queued: send the request again (with the same "
+                            + "Idempotency-Key)", field: field)
                 }
             }
             attempt += 1
             forgetDevices(appID: appID, wanted)
             byID = try await readDevices(appID: appID, deviceIDs: wanted)
-            try Self.requireRegistered(wanted, byID)
-            jobs = try await seal(
-                prepared, app: app, sealer: sealer, to: wanted, byID, ttl: ttl, now: nowSeconds, background: background)
+            // A user's device removed or marked unregistered since is left out, as if it had been gone before;
+            // a device named directly must still be there.
+            wanted = wanted.filter { deviceID in
+                guard recipients.throughUser[deviceID] != nil else { return true }
+                return byID[deviceID].map { $0.unregisteredAt == nil } ?? false
+            }
+            try Self.requireRegistered(wanted, byID, recipients)
+            guard !wanted.isEmpty else {
+                throw GatewayAPIError(
+                    .unprocessableContent, "noDevices", "none of the users named has a registered device in this app",
+                    field: "users")
+            }
+            (jobs, skipped) = try await seal(
+                prepared, app: app, sealer: sealer, to: wanted, byID, recipients, ttl: ttl, now: nowSeconds,
+                background: background)
         }
         if lease != nil {
             delivery?.deliver(result.claimed, reserved: jobs.count)
@@ -189,40 +269,89 @@ struct NotificationFanOut: Sendable {
         // A concurrent request took the key first: the same rule as the early check.
         if result.replayed { try Self.checkReuse(stored: result.requestDigest, requestDigest, id: result.id) }
         if !result.replayed { metrics.accepted.increment() }
-        return Accepted(id: result.id, deviceCount: result.jobCount, replayed: result.replayed)
+        if !skipped.isEmpty, !result.replayed {
+            calls.logger.notice(
+                "send left out devices of its users that cannot be sealed to",
+                metadata: [
+                    "app": "\(appID)", "notification": "\(result.id.lowercasedString)",
+                    "devices": "\(skipped.map { "\($0.deviceId) (\($0.code))" }.joined(separator: ", "))",
+                ])
+        }
+        return Accepted(
+            id: result.id, deviceCount: result.jobCount, replayed: result.replayed, skipped: result.replayed ? [] : skipped)
     }
 
-    /// How many times a send seals to a device that registers again meanwhile before it answers `503`.
+    /// How many times a send seals to a device that registers again meanwhile before it answers
+    /// `409 deviceKeyChanged`.
     private static let sealAttempts = 3
 
+    /// The job index of a store error's field (`devices[i]`).
+    private static func jobIndex(_ field: String?) -> Int? {
+        guard let field, field.hasPrefix("devices["), field.hasSuffix("]") else { return nil }
+        return Int(field.dropFirst("devices[".count).dropLast())
+    }
+
     /// Seals the prepared content to each device's current key, in the form of its platform.
+    ///
+    /// A device that cannot be sealed to (its key expired or is unusable, or it is an FCM device of an app without
+    /// FCM credentials) refuses the send when it was named directly, naming it; one reached only through its user
+    /// is left out and returned as skipped, so one stale device does not keep a user's other devices from the send.
+    /// When every device is left out, the send is refused (`422 noDevices`, saying why for each).
     private func seal(
         _ prepared: PreparedContent, app: GatewayApp, sealer: Sealer, to deviceIDs: [String],
-        _ byID: [String: StoredDevice], ttl: UInt64, now: UInt64, background: Bool
-    ) async throws -> [NewNotification.Job] {
+        _ byID: [String: StoredDevice], _ recipients: Recipients, ttl: UInt64, now: UInt64, background: Bool
+    ) async throws -> (jobs: [NewNotification.Job], skipped: [SkippedDevice]) {
+        var skipped: [SkippedDevice] = []
+        /// Leaves out a device reached through its user, or refuses the send for one named directly.
+        func unsendable(_ deviceID: String, code: String, _ why: String) throws {
+            let (field, device) = recipients.describe(deviceID)
+            guard recipients.throughUser[deviceID] != nil else {
+                throw GatewayAPIError(.unprocessableContent, code, "\(device): \(why)", field: field)
+            }
+            skipped.append(SkippedDevice(deviceId: deviceID, code: code, message: "device '\(deviceID)': \(why)"))
+        }
         // Android devices: envelopes bound to the Android application id, carried as FCM data (no placeholder).
         var fcmSealer: Sealer?
-        if let index = deviceIDs.firstIndex(where: { byID[$0]!.address.platform == .fcm }) {
-            guard app.fcm != nil else {
-                throw GatewayAPIError(
-                    .unprocessableContent, "fcmNotConfigured",
-                    "devices[\(index)] is an FCM device but app \(app.id) has no FCM credentials in this gateway",
-                    field: "devices[\(index)]")
-            }
+        if app.fcm != nil, deviceIDs.contains(where: { byID[$0]!.address.platform == .fcm }) {
             fcmSealer = try await sealers.sealer(for: app, platform: .fcm, placeholder: nil)
         }
         var jobs: [NewNotification.Job] = []
         jobs.reserveCapacity(deviceIDs.count)
-        for (index, deviceID) in deviceIDs.enumerated() {
+        for deviceID in deviceIDs {
             let device = byID[deviceID]!
-            let key = try currentKey(of: device, index: index, now: now)
+            let platformSealer: Sealer
+            switch device.address.platform {
+            case .apns: platformSealer = sealer
+            case .fcm:
+                guard let fcmSealer else {
+                    try unsendable(
+                        deviceID, code: "fcmNotConfigured",
+                        "it is an FCM device but app \(app.id) has no FCM credentials in this gateway (the operator "
+                            + "adds them with `sealed-push-gateway app set-fcm`)")
+                    continue
+                }
+                platformSealer = fcmSealer
+            }
+            let key: DevicePublicKey
+            switch Self.currentKey(of: device, now: now) {
+            case .success(let current): key = current
+            case .failure(let why):
+                try unsendable(deviceID, code: "invalidKey", why.reason)
+                continue
+            }
             let start = ContinuousClock.now
             let sealed: SealedNotification
-            let platformSealer = device.address.platform == .fcm ? fcmSealer! : sealer
             do {
                 sealed = try platformSealer.seal(prepared, to: key, ttl: ttl, now: now)
+            } catch let error as SealedPushError where error.code == .invalidKey {
+                // A low-order key (registered before such keys were refused at registration).
+                try unsendable(
+                    deviceID, code: "invalidKey",
+                    "its registered key \(key.keyID.hex) cannot be sealed to (\(error.message)); the device must "
+                        + "register a new key")
+                continue
             } catch let error as SealedPushError {
-                throw Self.sealingError(error, field: "devices[\(index)]")
+                throw Self.sealingError(error, field: recipients.describe(deviceID).field)
             }
             metrics.sealSeconds.record(duration: ContinuousClock.now - start)
             let body: SealedBody
@@ -238,7 +367,14 @@ struct NotificationFanOut: Sendable {
                     keyID: sealed.recipientKeyID.hex))
         }
         metrics.sealed.increment(by: jobs.count)
-        return jobs
+        if jobs.isEmpty, !skipped.isEmpty {
+            let shown = skipped.prefix(5).map(\.message).joined(separator: "; ")
+            let more = skipped.count > 5 ? "; and \(skipped.count - 5) more" : ""
+            throw GatewayAPIError(
+                .unprocessableContent, "noDevices",
+                "none of the devices of the users named can be sealed to: \(shown)\(more)", field: "users")
+        }
+        return (jobs, skipped)
     }
 
     /// The named devices that exist, by id: those read in the last second from ``devices``, the others from the
@@ -272,15 +408,39 @@ struct NotificationFanOut: Sendable {
     }
 
     /// The content every envelope carries, with the size checks stated as numbers.
-    private func prepare(_ content: NotificationContent, sealer: Sealer) async throws -> NotificationContent {
-        var json: [UInt8]
-        do {
-            json = try content.canonicalJSON()
-        } catch let error as SealedPushError {
-            throw GatewayAPIError(.unprocessableContent, "malformedContent", error.message, field: "content")
+    ///
+    /// The limits hold for the content as sealed: the sender's content with what the gateway adds to it (a send's
+    /// `notification-id`, an update's `control`, attachments' descriptors). A refusal states the sender's own size
+    /// (`needed`) and what is left of the limit for it (`limit`), naming what the gateway added.
+    /// - Parameters:
+    ///   - content: The content to seal.
+    ///   - sender: The content as the sender gave it (for the numbers of a refusal).
+    ///   - sealer: The app's sealer (its placeholder sets the APNs budget).
+    private func prepare(
+        _ content: NotificationContent, sender: NotificationContent, sealer: Sealer
+    ) async throws -> NotificationContent {
+        let length = try Self.canonicalLength(content)
+        /// `contentTooLarge` for content over `cap` bytes as sealed.
+        func tooLarge(cap: Int, _ what: String) throws -> GatewayAPIError {
+            let senderLength = try Self.canonicalLength(sender)
+            let added = max(0, length - senderLength)
+            let budget = max(0, cap - added)
+            var parts: [String] = []
+            if sender.notificationID == nil, content.notificationID != nil { parts.append("its notification-id") }
+            if sender.control == nil, content.control != nil { parts.append("its control") }
+            if (content.attachments?.count ?? 0) > (sender.attachments?.count ?? 0) {
+                parts.append("the attachments' descriptors")
+            }
+            let addedText =
+                added == 0
+                ? ""
+                : " (the limit is \(cap) bytes including the \(added) the gateway adds: "
+                    + "\(parts.isEmpty ? "its own members" : parts.joined(separator: " and ")))"
+            return GatewayAPIError(
+                .unprocessableContent, "contentTooLarge",
+                "content is \(senderLength) bytes canonical; at most \(budget) can be \(what)\(addedText)",
+                field: "content", needed: senderLength, limit: budget)
         }
-        let length = json.count
-        for index in json.indices { json[index] = 0 }
 
         let inlineBody = Padding.paddedLength(forContentLength: length).map {
             APNsPayload.bodyLength(placeholder: sealer.placeholder, paddedPlaintextLength: $0)
@@ -288,24 +448,14 @@ struct NotificationFanOut: Sendable {
         if let inlineBody, inlineBody <= APNsPayload.maxBodyBytes { return content }
 
         guard let overflow else {
-            guard let inlineBody else {
-                throw GatewayAPIError(
-                    .unprocessableContent, "contentTooLarge",
-                    "content is \(length) bytes canonical; at most \(Padding.maxContentLength) can be sealed",
-                    field: "content", needed: length, limit: Padding.maxContentLength)
-            }
+            guard let inlineBody else { throw try tooLarge(cap: Padding.maxContentLength, "sealed") }
             throw GatewayAPIError(
                 .unprocessableContent, "payloadTooLarge",
                 "the APNs body would be \(inlineBody) bytes with this placeholder; the limit is "
                     + "\(APNsPayload.maxBodyBytes): shorten the content or the placeholder",
                 field: "content", needed: inlineBody, limit: APNsPayload.maxBodyBytes)
         }
-        guard length <= overflow.cap else {
-            throw GatewayAPIError(
-                .unprocessableContent, "contentTooLarge",
-                "content is \(length) bytes canonical; at most \(overflow.cap) can be sent by reference",
-                field: "content", needed: length, limit: overflow.cap)
-        }
+        guard length <= overflow.cap else { throw try tooLarge(cap: overflow.cap, "sent by reference") }
         do {
             let overflowSealer = try OverflowSealer(
                 sealer: sealer, store: overflow.store, urlPrefix: overflow.urlPrefix, cap: overflow.cap)
@@ -324,20 +474,39 @@ struct NotificationFanOut: Sendable {
         }
     }
 
-    /// The key the device registered last, unless it has expired.
-    private func currentKey(of device: StoredDevice, index: Int, now: UInt64) throws -> DevicePublicKey {
+    /// Why a device's key cannot be sealed to.
+    private struct UnusableKey: Error {
+        var reason: String
+    }
+
+    /// The length of content's canonical JSON (the copy is zeroed: it is the content in clear).
+    private static func canonicalLength(_ content: NotificationContent) throws -> Int {
+        var json: [UInt8]
+        do {
+            json = try content.canonicalJSON()
+        } catch let error as SealedPushError {
+            throw GatewayAPIError(.unprocessableContent, "malformedContent", error.message, field: "content")
+        }
+        let length = json.count
+        for index in json.indices { json[index] = 0 }
+        return length
+    }
+
+    /// The key the device registered last, unless it has expired (`Specs/keyring-v1.md` §4: no sealing to a key
+    /// after its `expiresAt`) or cannot be read.
+    private static func currentKey(of device: StoredDevice, now: UInt64) -> Result<DevicePublicKey, UnusableKey> {
         if let expiresAt = device.registration.expiresAt, expiresAt.timeIntervalSince1970 <= TimeInterval(now) {
-            throw GatewayAPIError(
-                .unprocessableContent, "invalidKey",
-                "devices[\(index)]: its registered key \(device.registration.keyId) has expired; the device must "
-                    + "register a new key", field: "devices[\(index)]")
+            return .failure(
+                UnusableKey(
+                    reason: "its registered key \(device.registration.keyId.lowercased()) expired at "
+                        + "\(DeviceRegistration.formatDate(expiresAt)); the device must register a new key"))
         }
         do {
-            return try DevicePublicKey(text: device.registration.publicKey)
+            return .success(try DevicePublicKey(text: device.registration.publicKey))
         } catch let error as SealedPushError {
-            throw GatewayAPIError(
-                .unprocessableContent, "invalidKey", "devices[\(index)]: its registered key is not usable: \(error.message)",
-                field: "devices[\(index)]")
+            return .failure(UnusableKey(reason: "its registered key is not usable: \(error.message)"))
+        } catch {
+            return .failure(UnusableKey(reason: "its registered key is not usable"))
         }
     }
 
@@ -349,7 +518,17 @@ struct NotificationFanOut: Sendable {
             field: "devices[\(index)]")
     }
 
-    private static func sealingError(_ error: SealedPushError, field: String) -> GatewayAPIError {
+    /// ``requireRegistered(_:_:)`` for a send's recipients read again, naming the device by its place in the request.
+    private static func requireRegistered(
+        _ deviceIDs: [String], _ byID: [String: StoredDevice], _ recipients: Recipients
+    ) throws {
+        guard let deviceID = deviceIDs.first(where: { byID[$0] == nil }) else { return }
+        let (field, device) = recipients.describe(deviceID)
+        throw GatewayAPIError(
+            .unprocessableContent, "unknownDevice", "\(device) is not a registered device of this app", field: field)
+    }
+
+    private static func sealingError(_ error: SealedPushError, field: String?) -> GatewayAPIError {
         switch error.code {
         case .invalidKey:
             GatewayAPIError(.unprocessableContent, "invalidKey", error.message, field: field)

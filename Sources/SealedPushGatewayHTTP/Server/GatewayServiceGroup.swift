@@ -25,7 +25,17 @@ public enum GatewayServiceGroup {
         let services: [any Service] = [StoreLifecycleService(store: store)] + extraServices + [http]
         return ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                services: services.map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: serviceName($0))
+                },
                 gracefulShutdownSignals: signals, logger: logger))
+    }
+
+    /// The name the group logs for a service: its type's name only. Without it, swift-service-lifecycle logs each
+    /// service's reflected description (at `debug`, "Starting service lifecycle"), every stored property included:
+    /// the process environment, the loaded configuration with its database URL (and any password in it), a store's
+    /// connection settings — secrets that must not reach a log at any level.
+    static func serviceName(_ service: any Service) -> String {
+        String(describing: type(of: service))
     }
 }

@@ -4,8 +4,8 @@ import SealedPushGateway
 /// Store calls with a deadline, their failures mapped to the contract's errors.
 ///
 /// A call that does not answer within ``deadline`` is abandoned with `503 unavailable` (the store's own timeouts
-/// still bound the work left behind). `GatewayStoreError` codes map to `422` (`invalidArgument`, `unknownDevice`)
-/// or `503` (`database`); the logged line names the code only.
+/// still bound the work left behind). `GatewayStoreError` codes map to `422` (`invalidArgument`, `unknownDevice`),
+/// `409` (`deviceKeyChanged`) or `503` (`database`); the logged line names the code only.
 struct StoreCalls: Sendable {
     let store: any GatewayStore
     let deadline: Duration
@@ -35,14 +35,18 @@ struct StoreCalls: Sendable {
         }
     }
 
-    /// The contract's error for a store's: `422` for `unknownDevice` and `invalidArgument`, else `503` (logged by
-    /// its code only).
+    /// The contract's error for a store's: `422` for `unknownDevice` and `invalidArgument`, `409` for
+    /// `deviceKeyChanged`, else `503` (logged by its code only).
     func apiError(_ error: GatewayStoreError, _ what: String) -> GatewayAPIError {
         switch error.code {
         case .unknownDevice:
             return GatewayAPIError(.unprocessableContent, "unknownDevice", error.message, field: error.field)
         case .invalidArgument:
             return GatewayAPIError.invalid(error.message, field: error.field)
+        case .deviceKeyChanged:
+            // A device registered again meanwhile: a conflict the caller resolves by sending again, never a
+            // `503` (the database answered).
+            return GatewayAPIError(.conflict, "deviceKeyChanged", error.message, field: error.field)
         default:
             logger.error("store call failed", metadata: ["call": "\(what)", "code": "\(error.code)"])
             return GatewayAPIError.unavailable

@@ -157,16 +157,18 @@ struct RequestValidationTests {
             #expect(try await send(["devices": ["d"], "content": ["body": "x"], "ttl": 0]).json["field"] as? String == "ttl")
             #expect(try await send(["devices": ["d"], "content": ["body": "x"], "priority": 7]).json["field"] as? String == "priority")
 
-            // Over the canonical content limit (2,910 bytes): contentTooLarge with the numbers.
+            // Over the canonical content limit (2,910 bytes with the notification-id the gateway adds): contentTooLarge
+            // with the sender's own numbers.
             let big = String(repeating: "y", count: 3_000)
             let tooLarge = try await send(["devices": ["d"], "content": ["body": big]])
             #expect(tooLarge.status == 422)
             #expect(tooLarge.json["code"] as? String == "contentTooLarge")
             #expect(tooLarge.json["field"] as? String == "content")
-            // The sealed content is the body plus the notification-id the gateway adds (`,"notification-id":"<uuid>"`).
+            // The sender's content, and what is left for it of the 2,910 bytes once the gateway's
+            // `,"notification-id":"<uuid>"` is in.
             let stamped = #","notification-id":""#.utf8.count + 36 + 1
-            #expect(tooLarge.json["needed"] as? Int == #"{"body":""#.utf8.count + 3_000 + 2 + stamped)
-            #expect(tooLarge.json["limit"] as? Int == Padding.maxContentLength)
+            #expect(tooLarge.json["needed"] as? Int == #"{"body":""#.utf8.count + 3_000 + 2)
+            #expect(tooLarge.json["limit"] as? Int == Padding.maxContentLength - stamped)
 
             // Under the content limit, but with a long placeholder the APNs body would be over 4,096 bytes.
             let almost = String(repeating: "z", count: 2_800)
