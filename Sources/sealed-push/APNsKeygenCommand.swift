@@ -3,7 +3,7 @@ import SealedPushCore
 import SealedPushServer
 
 /// `sealed-push apns-keygen --out KEY.p8`: a test APNs signing key in Apple's format.
-struct APNsKeygenCommand: ParsableCommand {
+struct APNsKeygenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns-keygen",
         abstract: "Generate a test APNs token-signing key (P-256, PKCS#8 PEM, like Apple's .p8 files).",
@@ -15,12 +15,13 @@ struct APNsKeygenCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace an existing file.")
     var force = false
 
-    func run() throws {
-        do {
+    /// An existing file or a failed write is `error: io: …` with exit status 1, as `keygen` reports it; not a usage
+    /// error.
+    func run() async throws {
+        try await runReportingErrors {
+            if !force { try CLIIO.refuseExistingOutput(out, option: "--out") }
             try APNsKeyGenerator.writeNewKey(to: out, overwrite: force)
-        } catch let error as SealedPushError {
-            throw ValidationError(error.description)
+            CLIIO.writeStdout("wrote \(out) (P-256 private key, PKCS#8 PEM, mode 0600)\n")
         }
-        print("wrote \(out) (P-256 private key, PKCS#8 PEM, mode 0600)")
     }
 }

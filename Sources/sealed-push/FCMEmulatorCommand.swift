@@ -14,7 +14,8 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         abstract: "Run an FCM HTTP v1 emulator on loopback (TLS, ALPN h2 and http/1.1, OAuth token endpoint) until interrupted.",
         discussion: """
             Generates a self-signed certificate (--cert-out) and a service account: a fresh RSA key written with \
-            --service-account-out (0600) as a Google service-account file whose token_uri is this emulator. \
+            --service-account-out (0600) as a Google service-account file whose token_uri is this emulator; an \
+            existing file there is kept (the emulator does not start) unless --force is given. \
             Assertions (RS256 JWT, RFC 7523) are verified against that key; sends need the access tokens it issues. \
             Faults are injected with the --fault-* probabilities (per send) or --fault-script.
             """)
@@ -25,8 +26,14 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
     var port = 0
     @Option(name: .customLong("cert-out"), help: "Where to write the generated certificate (PEM).")
     var certOut: String
-    @Option(name: .customLong("service-account-out"), help: "Where to write the generated service-account JSON (0600).")
+    @Option(
+        name: .customLong("service-account-out"),
+        help: ArgumentHelp(
+            "Where to write the generated service-account JSON (0600, atomic); an existing file is kept unless "
+                + "--force."))
     var serviceAccountOut: String
+    @Flag(name: .long, help: "Replace an existing --service-account-out file.")
+    var force = false
     @Option(name: .long, help: "The FCM project id.")
     var project = "sealedpush-emulator"
     @Option(name: .customLong("unregistered"), help: "A registration token to answer 404 UNREGISTERED (repeatable).")
@@ -91,8 +98,11 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .warning
         let emulator: FCMEmulator
         do {
+            // Never silently replace a file that may be a real service account: refuse before starting (the write
+            // itself links the new file into place, so a file appearing meanwhile is not clobbered either).
+            if !force { try CLIIO.refuseExistingOutput(serviceAccountOut, option: "--service-account-out") }
             emulator = try await FCMEmulator.startTrustingNewAccount(
-                writingAccountTo: serviceAccountOut, projectID: project, overwrite: true, logger: logger
+                writingAccountTo: serviceAccountOut, projectID: project, overwrite: force, logger: logger
             ) { configuration in
                 configuration.host = host
                 configuration.port = port
@@ -116,7 +126,9 @@ struct FCMEmulatorCommand: AsyncParsableCommand {
                     seed: seed)
             }
         } catch let error as SealedPushError {
-            throw ValidationError(error.description)
+            // Not a usage error: `error: <code>: <message>`, exit status 1, as `keygen` reports it.
+            CLIIO.writeStderr("error: \(error.code.name): \(error.message)\n")
+            throw ExitCode(1)
         }
         print("FCM emulator listening on \(host):\(emulator.port) (certificate: \(certOut), service account: "
             + "\(serviceAccountOut), send URL: \(emulator.baseURL)/v1/projects/\(project)/messages:send)")

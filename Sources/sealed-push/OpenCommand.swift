@@ -3,6 +3,7 @@ import Foundation
 import SealedPushClient
 import SealedPushClientNIO
 import SealedPushCore
+import SealedPushServer
 
 /// `sealed-push open`: open an APNs body on the device side and print the content as JSON.
 struct OpenCommand: AsyncParsableCommand {
@@ -165,16 +166,35 @@ struct OpenCommand: AsyncParsableCommand {
                 }
             } else {
                 var privateKeys: [[UInt8]] = []
-                for path in deviceKeys {
-                    privateKeys.append(try KeyText.decodePrivateKeyFile(CLIIO.read(path, limit: 4096, what: "device key")))
+                defer {
+                    for index in privateKeys.indices { Sodium.wipe(&privateKeys[index]) }
                 }
+                for path in deviceKeys { privateKeys.append(try Self.readDeviceKey(path)) }
                 let opener = try EnvelopeOpener(devicePrivateKeys: privateKeys, serverPublicKeys: serverKeys, topic: topic)
-                for index in privateKeys.indices {
-                    privateKeys[index].withUnsafeMutableBufferPointer { $0.update(repeating: 0) }  // opener has its copy
-                }
                 opened = try opener.open(body: body, now: time)
             }
             CLIIO.writeStdout(String(decoding: try opened.content.canonicalJSON(), as: UTF8.self) + "\n")
+        }
+    }
+
+    /// The longest file accepted as a device private key file (the format is 50 bytes; as `ServerIdentity` reads
+    /// `--server-key`).
+    static let maximumKeyFileLength = 256
+
+    /// Reads a `--device-key` file the way `--server-key` is read (`KeyFile.read`: opened non-blocking, a regular
+    /// file only, at most ``maximumKeyFileLength`` bytes), so a FIFO fails at once instead of hanging.
+    ///
+    /// - Parameter path: The device private key file.
+    /// - Returns: The raw 32-byte private key (the caller wipes it).
+    /// - Throws: `SealedPushError` `io` (missing, unreadable, not a regular file) or `invalidKey` (not a key file),
+    ///   its message naming `path`, never the contents.
+    static func readDeviceKey(_ path: String) throws -> [UInt8] {
+        var contents = try KeyFile.read(path: path, limit: maximumKeyFileLength)
+        defer { Sodium.wipe(&contents) }
+        do {
+            return try KeyText.decodePrivateKeyFile(contents)
+        } catch let error as SealedPushError {
+            throw SealedPushError(error.code, "\(path) is not a SealedPush private key file: \(error.message)")
         }
     }
 
@@ -193,6 +213,9 @@ struct OpenCommand: AsyncParsableCommand {
             messageID: header.messageID, outcome: ReceiptSender.outcome(outcome),
             attachmentsDelivered: min(attachments.delivered, 8), attachmentsFailed: min(attachments.failed, 8), deviceTime: time)
         let sealed = try sealer.seal(receipt, deviceKeyID: header.recipientKeyID, serverKeyID: header.senderKeyID, now: time)
-        try Data((Base64URL.encode(sealed) + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        // As key files are written: a temporary file in the same directory, fsync, then rename over the path (a
+        // symbolic link there is replaced, its target never written; a reader sees the old receipt or the new one).
+        let line = Array((Base64URL.encode(sealed) + "\n").utf8)
+        try KeyFile.writeAtomically(line, toPath: path, replacingExisting: true)
     }
 }

@@ -44,7 +44,7 @@ struct ReceiptCommand: AsyncParsableCommand {
                 let key = try KeyText.decodePublicKey(text)
                 devices[try DevicePublicKey(rawRepresentation: key).keyID] = key
             }
-            let text = String(decoding: try CLIIO.readPayload(receipt), as: UTF8.self)
+            let text = String(decoding: try CLIIO.readPayload(receipt, what: "--receipt"), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let opened = try ReceiptOpener(identity: identity, topic: topic).open(
                 try Base64URL.decode(text), devicePublicKey: { devices[$0] }, now: try CLIIO.parseNow(now))

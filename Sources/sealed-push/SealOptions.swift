@@ -49,10 +49,10 @@ struct SealOptions: ParsableArguments {
     func notificationContent() throws -> NotificationContent {
         var result = NotificationContent()
         if let content {
-            result = try NotificationContent(json: CLIIO.read(content, limit: 64 * 1024, what: "content"))
+            result = try NotificationContent(json: CLIIO.read(content, limit: 64 * 1024, what: "--content"))
         }
-        if let titleFile { result.title = try Self.text(titleFile, what: "title") }
-        if let bodyFile { result.body = try Self.text(bodyFile, what: "body") }
+        if let titleFile { result.title = try Self.text(titleFile, what: "--title-file") }
+        if let bodyFile { result.body = try Self.text(bodyFile, what: "--body-file") }
         if let title { result.title = title }
         if let body { result.body = body }
         return result
@@ -80,13 +80,13 @@ struct SealOptions: ParsableArguments {
     /// Whether any content option was given.
     var hasContent: Bool { title != nil || body != nil || content != nil || titleFile != nil || bodyFile != nil }
 
-    /// A text field read from a file: valid UTF-8, one final newline (`\n` or `\r\n`) dropped.
+    /// A text field read from a file (`what` is its option): valid UTF-8, one final newline (`\n` or `\r\n`) dropped.
     private static func text(_ path: String, what: String) throws -> String {
         var bytes = try CLIIO.read(path, limit: 64 * 1024, what: what)
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw SealedPushError(.invalidArgument, "the \(what) file \(path) is not valid UTF-8")
+            throw SealedPushError(.invalidArgument, "\(what) \(path) is not valid UTF-8")
         }
         return text
     }

@@ -38,7 +38,8 @@ struct SealReceiptsCommand: AsyncParsableCommand {
             else { throw SealedPushError(.keysUnavailable, "no key ring in \(keyring)") }
             let sealer = try ReceiptSealer(keyStore: store, serverPublicKeys: [serverKey], topic: topic)
             let serverKeyID = try KeyID.derived(fromPublicKey: serverKey)
-            let lines = String(decoding: try CLIIO.read(messageIDs, limit: 64 << 20, what: "message ids"), as: UTF8.self)
+            let ids = try CLIIO.read(messageIDs, limit: 64 << 20, what: "--message-ids")
+            let lines = String(decoding: ids, as: UTF8.self)
                 .split(whereSeparator: \.isNewline)
             let now = UInt64(Date().timeIntervalSince1970)
             var output: [UInt8] = []

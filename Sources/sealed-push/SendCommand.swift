@@ -91,26 +91,29 @@ struct SendCommand: AsyncParsableCommand {
         }
     }
 
+    /// A bad token, payload, key or endpoint is reported as `error: <code>: <message>` with exit status 1 (as `keygen`
+    /// and `seal` report theirs), not as a usage error; nothing is sent.
     func run() async throws {
-        let deviceTokens: [DeviceToken]
-        do { deviceTokens = try tokens.map { try DeviceToken(hex: $0) } } catch let error as SealedPushError {
-            throw ValidationError(error.message)
-        }
-        let builder: @Sendable (DeviceToken) throws -> [UInt8]
-        do { builder = try payloadOptions.makePayloadBuilder(topic: topic) } catch let error as SealedPushError {
-            CLIIO.writeStderr("error: \(error.code.name): \(error.message)\n")
-            throw ExitCode(1)
-        }
-
-        let proxy = try proxyOptions.providerProxy()
         var logger = Logger(label: "sealedpush.send", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = verbose ? .debug : .error
+        let deviceTokens: [DeviceToken]
+        let builder: @Sendable (DeviceToken) throws -> [UInt8]
         let client: APNsClient
         do {
-            let key = try APNsSigningKey(contentsOfFile: authKey)
+            deviceTokens = try tokens.map { token in
+                do { return try DeviceToken(hex: token) } catch let error as SealedPushError {
+                    throw SealedPushError(error.code, "--token: \(error.message)")
+                }
+            }
+            builder = try payloadOptions.makePayloadBuilder(topic: topic)
+            let proxy = try proxyOptions.providerProxy()
+            let key = try Self.loadAuthKey(authKey)
             let issuer = try ProviderTokenIssuer(key: key, keyID: keyID, teamID: teamID)
-            var configuration = APNsClientConfiguration(
-                endpoint: try APNsEndpoint(url: endpoint), trustRoots: ca.map { .pemFile($0) } ?? .system)
+            let apns: APNsEndpoint
+            do { apns = try APNsEndpoint(url: endpoint) } catch let error as SealedPushError {
+                throw SealedPushError(error.code, "--endpoint: \(error.message)")
+            }
+            var configuration = APNsClientConfiguration(endpoint: apns, trustRoots: ca.map { .pemFile($0) } ?? .system)
             configuration.maxConnections = connections
             configuration.maxConcurrentStreamsPerConnection = streamsPerConnection
             configuration.requestTimeout = .milliseconds(timeoutMilliseconds)
@@ -118,7 +121,8 @@ struct SendCommand: AsyncParsableCommand {
             configuration.proxy = proxy
             client = try APNsClient(configuration: configuration, tokenIssuer: issuer, logger: logger)
         } catch let error as SealedPushError {
-            throw ValidationError(error.description)
+            CLIIO.writeStderr("error: \(error.code.name): \(error.message)\n")
+            throw ExitCode(1)
         }
 
         let total = deviceTokens.count * count
@@ -136,6 +140,24 @@ struct SendCommand: AsyncParsableCommand {
 
         print(Self.describe(summary, elapsed: elapsed, statistics: client.statistics))
         if summary.failed > 0 || summary.delivered != total { throw ExitCode(1) }
+    }
+
+    /// Loads the `--auth-key` `.p8` file through the CLI's file reader (non-blocking, a regular file only, at most
+    /// `APNsSigningKey.maximumFileLength` bytes).
+    ///
+    /// - Parameter path: The `.p8` file.
+    /// - Returns: The signing key.
+    /// - Throws: `SealedPushError` `io` or `invalidArgument` (the file cannot be read, is not a regular file, is too
+    ///   large) or `invalidKey` (not an unencrypted PKCS#8 P-256 key); the message names `--auth-key` and the file,
+    ///   never its contents.
+    static func loadAuthKey(_ path: String) throws -> APNsSigningKey {
+        var bytes = try CLIIO.readFile(path, limit: APNsSigningKey.maximumFileLength, what: "--auth-key")
+        defer { Sodium.wipe(&bytes) }
+        do {
+            return try APNsSigningKey(pemBytes: bytes)
+        } catch let error as SealedPushError {
+            throw SealedPushError(error.code, "--auth-key \(path): \(error.message)")
+        }
     }
 
     static func describe(_ summary: APNsBulkSummary, elapsed: Duration, statistics: APNsClientCounters) -> String {

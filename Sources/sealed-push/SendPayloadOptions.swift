@@ -51,7 +51,7 @@ struct SendPayloadOptions: ParsableArguments {
     func makePayloadBuilder(topic: String) throws -> @Sendable (DeviceToken) throws -> [UInt8] {
         if let sealing = try makeSealingBuilder(topic: topic) { return sealing }
         guard let payload else { throw ValidationError("give --payload FILE") }
-        let bytes = try CLIIO.read(payload, limit: APNsNotification.maximumPayloadBytes, what: "--payload \(payload)")
+        let bytes = try CLIIO.read(payload, limit: APNsNotification.maximumPayloadBytes, what: "--payload")
         return { _ in bytes }
     }
 }

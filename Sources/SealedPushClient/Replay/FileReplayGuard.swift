@@ -153,11 +153,11 @@ public struct FileReplayGuard: ReplayGuard {
     /// `keyStoreCorrupt`, or after an incident). Envelopes opened before and not yet expired could then open once
     /// more.
     ///
-    /// - Throws: `SealedPushError` with code `keyStoreCorrupt` (a link or FIFO where the state or lock belongs) or
-    ///   `io`.
+    /// - Throws: `SealedPushError` with code `io` if ``directory`` does not exist (nothing was reset, so this is not
+    ///   reported as done; the directory is not created), `keyStoreCorrupt` (a link or FIFO where the directory, the
+    ///   state or the lock belongs), or `io`.
     public func reset() throws {
-        let directoryPath = directory.path
-        guard try POSIXFile.checkDirectory(directoryPath) else { return }
+        let directoryPath = try existingDirectory()
         _ = try POSIXFile.withExclusiveLock(lockPath, create: true) {
             // rename replaces whatever is at the path (a damaged file, a link, a FIFO) without touching a target.
             try writeSnapshot(ReplayLedger(), in: directoryPath)
