@@ -8,7 +8,8 @@ import SealedPushTestSupport
 /// Run: `swift run sealed-push-vectors Specs/vectors/envelope-v1.json`. The output changes only if the format does.
 /// `swift run sealed-push-vectors blob Specs/vectors/blob-v1.json` regenerates the blob vectors instead
 /// (``BlobVectorGenerator``); `swift run sealed-push-vectors fcm Specs/vectors/fcm-v1.json` the FCM vectors
-/// (``FCMVectorGenerator``); `swift run sealed-push-vectors control Specs/vectors/control-v1.json` the control
+/// (``FCMVectorGenerator``); `swift run sealed-push-vectors keyring Specs/vectors/keyring-v1.json` the key ring
+/// files (``KeyRingVectorGenerator``); `swift run sealed-push-vectors control Specs/vectors/control-v1.json` the control
 /// message and receipt vectors (``ControlVectorGenerator``). `sealed-push-vectors content-verdicts IN OUT` judges
 /// content inputs for the differential test against the Java library (``ContentVerdicts``);
 /// `sealed-push-vectors envelope-verdicts TOPIC DEVICE_PRIVATE_HEX SERVER_PUBLIC IN OUT` opens APNs bodies for the same (``EnvelopeVerdicts``).
@@ -47,6 +48,10 @@ enum VectorGenerator {
             try EnvelopeVerdicts.run(
                 topic: arguments[2], devicePrivateKeyHex: arguments[3], serverPublicKey: arguments[4],
                 input: arguments[5], output: arguments[6])
+            return
+        }
+        if CommandLine.arguments.dropFirst().first == "keyring" {
+            try KeyRingVectorGenerator.run(outPath: CommandLine.arguments.dropFirst(2).first ?? "Specs/vectors/keyring-v1.json")
             return
         }
         if CommandLine.arguments.dropFirst().first == "fcm" {
