@@ -170,6 +170,62 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         metricsListen = try container.decodeIfPresent(String.self, forKey: .metricsListen)
     }
 
+    /// A decoding error as the setting it is about and what it needs: `setting "delivery.leaseSeconds": …`.
+    static func describe(_ error: DecodingError, root: JSONValue) -> String {
+        func setting(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "setting \"\(setting(context.codingPath))\" must be \(Self.kind(type))"
+        case .valueNotFound(let type, let context):
+            return "setting \"\(setting(context.codingPath))\" must be \(Self.kind(type)), not null"
+        case .keyNotFound(let key, let context):
+            return "setting \"\(setting(context.codingPath + [key]))\" is required"
+        case .dataCorrupted(let context):
+            let name = setting(context.codingPath)
+            if !name.isEmpty {
+                return "setting \"\(name)\" has a value it cannot take (\(context.debugDescription))"
+            }
+            // Foundation reports a fraction where a whole number belongs without the setting's name: name the
+            // settings that hold one.
+            let fractions = Self.fractions(in: root, path: "")
+            guard !fractions.isEmpty else { return "not a gateway configuration (\(context.debugDescription))" }
+            return fractions.map { "setting \"\($0.0)\" is \($0.1)" }.joined(separator: ", ")
+                + ": where a whole number belongs (sizes, counts, ports), give one"
+        @unknown default:
+            return "not a gateway configuration (\(error))"
+        }
+    }
+
+    /// The settings whose value is a number with a fraction, with their values, in the file's order of keys.
+    private static func fractions(in value: JSONValue, path: String) -> [(String, String)] {
+        switch value {
+        case .number(let number) where number.rounded() != number:
+            return [(path, "\(number)")]
+        case .object(let members):
+            return members.flatMap { member in
+                fractions(in: member.value, path: path.isEmpty ? member.key : path + "." + member.key)
+            }
+        case .array(let elements):
+            return elements.indices.flatMap { fractions(in: elements[$0], path: path + "[\($0)]") }
+        default:
+            return []
+        }
+    }
+
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type, is Int64.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is String.Type: "a string"
+        case is [Any].Type: "an array"
+        default: "of type \(type)"
+        }
+    }
+
     /// Reads a configuration file, applies the environment's overrides and resolves relative paths against the
     /// file's directory.
     /// - Parameters:
@@ -178,17 +234,30 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// - Throws: ``GatewayConfigurationError`` naming the file, the variable or the setting.
     public static func load(path: String, environment: [String: String]) throws -> GatewayConfiguration {
         let data: Data
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw GatewayConfigurationError("cannot read the configuration file \(path): it is a directory")
+        }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             let reason = FileManager.default.fileExists(atPath: path) ? "not readable (check its permissions)" : "no such file"
             throw GatewayConfigurationError("cannot read the configuration file \(path): \(reason)")
         }
+        // Strict JSON first: a setting given twice would otherwise take its last value without a word.
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(Array(data), maxDepth: 32, errorCode: .invalidArgument)
+        } catch let error as SealedPushError {
+            throw GatewayConfigurationError("\(path) is not valid JSON: \(error.message) (each setting may appear once)")
+        }
         // A misspelled key would otherwise leave its setting at the default without a word.
         try ConfigurationKeyCheck.check(data, file: path)
         var configuration: GatewayConfiguration
         do {
             configuration = try JSONDecoder().decode(GatewayConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw GatewayConfigurationError("\(path): \(Self.describe(error, root: root))")
         } catch {
             throw GatewayConfigurationError(
                 "\(path) is not a gateway configuration (JSON with at least \"database\"): \(error)")

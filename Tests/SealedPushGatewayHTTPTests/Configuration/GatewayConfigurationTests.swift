@@ -33,6 +33,37 @@ struct GatewayConfigurationTests {
         #expect(configuration.metricsListen == "127.0.0.1:9464" && !http.metricsOnAPI)
     }
 
+    /// An outside audit: a setting given twice took its last value without a word, a value of the wrong kind was
+    /// "not valid JSON" without naming the setting, and a directory was "not readable (check its permissions)".
+    @Test(arguments: [
+        (#"{"database":"sqlite:a.sqlite","database":"sqlite:b.sqlite"}"#, "a duplicated member name"),
+        (#"{"database":"sqlite:gw.sqlite","maxBodyBytes":1.5}"#, "setting \"maxBodyBytes\" is 1.5"),
+        (#"{"database":"sqlite:gw.sqlite","delivery":{"leaseSeconds":"90"}}"#, "setting \"delivery.leaseSeconds\" must be a number"),
+        (#"{"database":"sqlite:gw.sqlite","allowPlainHTTP":"yes"}"#, "setting \"allowPlainHTTP\" must be true or false"),
+        (#"{"database":7}"#, "setting \"database\" must be a string"),
+    ])
+    func badValuesNameTheirSetting(json: String, expected: String) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try write(json)
+        do {
+            _ = try GatewayConfiguration.load(path: path, environment: [:])
+            Issue.record("\(json) was accepted")
+        } catch let error as GatewayConfigurationError {
+            #expect(error.message.contains(expected), "\(error.message)")
+            #expect(error.message.contains(path))
+        }
+    }
+
+    @Test func aDirectoryIsNamedAsOne() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            _ = try GatewayConfiguration.load(path: directory.path, environment: [:])
+            Issue.record("a directory was read")
+        } catch let error as GatewayConfigurationError {
+            #expect(error.message.contains("is a directory"), "\(error.message)")
+        }
+    }
+
     @Test func environmentOverridesTheFile() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try write(#"{"database":"sqlite:gw.sqlite"}"#)
