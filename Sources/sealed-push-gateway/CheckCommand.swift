@@ -183,7 +183,9 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// What is wrong with a key file's mode: nothing when only its owner can read and write it.
     static func exposure(_ path: String, _ what: String) throws -> [String] {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        // The mode of the file itself: a symbolic link's own mode (always 777) says nothing about who can read it.
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
         let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
         guard mode & 0o077 == 0 else {
             return ["the \(what) \(path) is mode \(String(mode, radix: 8)): others can read it (chmod 600)"]

@@ -65,10 +65,23 @@ struct KeyCreateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-        else { throw ValidationError("--name must be 1 to 64 printable characters") }
+        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy(Self.isPrintable)
+        else {
+            throw ValidationError(
+                "--name must be 1 to 64 printable characters (no control characters, no bidirectional overrides: "
+                    + "`key list` prints it as given)")
+        }
         if let expiresInDays, !(1...3650).contains(expiresInDays) {
             throw ValidationError("--expires-in-days must be 1 to 3650")
+        }
+    }
+
+    /// Not a C0 or C1 control character, DEL, or a bidirectional formatting character (which would reorder what
+    /// `key list` prints around the name).
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: false
+        default: true
         }
     }
 

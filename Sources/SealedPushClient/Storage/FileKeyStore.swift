@@ -92,9 +92,26 @@ public struct FileKeyStore: KeyStore {
         guard !isReadOnly else {
             throw SealedPushError(.invalidArgument, "the key store at \(directoryPath) is read-only (extension side)")
         }
+        let createsDirectory = !FileManager.default.fileExists(atPath: directoryPath)
         try POSIXFile.ensurePrivateDirectory(directoryPath)
         let lockPath = directory.appendingPathComponent(Self.lockFileName).path
-        return try POSIXFile.withExclusiveLock(lockPath, create: true) {
+        do {
+            return try locked(lockPath, body)
+        } catch {
+            // A directory made for this update and left without a key ring (rotating or pruning a ring that does
+            // not exist) is removed again, lock file and all: a failed command leaves nothing behind.
+            if createsDirectory, !FileManager.default.fileExists(atPath: filePath) {
+                try? FileManager.default.removeItem(atPath: lockPath)
+                if (try? FileManager.default.contentsOfDirectory(atPath: directoryPath))?.isEmpty == true {
+                    try? FileManager.default.removeItem(atPath: directoryPath)
+                }
+            }
+            throw error
+        }
+    }
+
+    private func locked<T>(_ lockPath: String, _ body: (inout DeviceKeyRing?) throws -> T) throws -> T {
+        try POSIXFile.withExclusiveLock(lockPath, create: true) {
             let before = try loadKeyRing()
             var ring = before
             let result = try body(&ring)

@@ -177,4 +177,46 @@ struct OperatorCLIInputTests {
         #expect(add.status != 0)
         #expect(add.stderr.contains("readable by others"), "\(add.stderr)")
     }
+
+    /// `key list` prints a key's name as given: a name with a bidirectional override or a C1 control character could
+    /// make a listing read as something else (an outside audit found both accepted).
+    @Test func aKeyNameWithFormattingCharactersIsRefused() throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = root.appendingPathComponent("gw")
+        _ = try GatewayExecutableTests.initialize(dir)
+        let config = dir.appendingPathComponent("gateway.json").path
+        for name in ["ci\u{202E}ue-dnekcab", "ci\u{85}x", "a\u{2066}b"] {
+            let result = try Self.run(["key", "create", "--config", config, "--app-id", "shop", "--name", name])
+            #expect(result.status != 0, "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(try Self.run(["key", "create", "--config", config, "--app-id", "shop", "--name", "backend-eu é"]).status == 0)
+    }
+
+    /// `check` judged a symbolic link to a 0600 identity by the link's own mode ("mode 777: others can read it").
+    @Test func checkJudgesALinkedKeyFileByItsTarget() throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = root.appendingPathComponent("gw")
+        _ = try GatewayExecutableTests.initialize(dir)
+        let config = dir.appendingPathComponent("gateway.json").path
+        let target = root.appendingPathComponent("news.identity").path
+        try ServerIdentity.generate().write(toFile: target)
+        let link = root.appendingPathComponent("news-link.identity").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let add = try Self.run([
+            "app", "add", "--config", config, "--app-id", "news", "--topic", "com.example.news", "--identity", target,
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        // Point the app at the link, as an operator's deployment tool might, then check.
+        let store = dir.appendingPathComponent("gateway.sqlite").path
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"update apps set server_identity_path=? where id='news'\", (sys.argv[2],)); c.commit()", store, link]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        let check = try Self.run(["check", "--config", config])
+        #expect(!check.stdout.contains("mode 777"), "\(check.stdout)")
+    }
 }
