@@ -236,6 +236,12 @@ enum VectorGenerator {
         try rawSealed("content-attachments-not-array", Padding.pad(Array(#"{"attachments":{"url":"x"}}"#.utf8)), ephemeral: 0x6F)
         try rawSealed("content-attachment-not-object", Padding.pad(Array(#"{"attachments":["https://x"]}"#.utf8)), ephemeral: 0x70)
         try rawSealed("content-attachment-without-url", Padding.pad(Array(#"{"attachments":[{"uri":"https://x"}]}"#.utf8)), ephemeral: 0x75)
+        // §4: known members have their type and range.
+        try rawSealed("content-relevance-score-out-of-range", Padding.pad(Array(#"{"relevance-score":1.5}"#.utf8)), ephemeral: 0x79)
+        try rawSealed("content-interruption-level-unknown", Padding.pad(Array(#"{"interruption-level":"urgent"}"#.utf8)), ephemeral: 0x7A)
+        try rawSealed("content-known-member-wrong-type", Padding.pad(Array(#"{"title":1}"#.utf8)), ephemeral: 0x7B)
+        try rawSealed("content-broken-surrogate-pair", Padding.pad(Array(#"{"body":"\ud83d\u0041"}"#.utf8)), ephemeral: 0x7C)
+        try rawSealed("content-raw-control-character", Padding.pad([0x7B, 0x22, 0x62, 0x6F, 0x64, 0x79, 0x22, 0x3A, 0x22, 0x01, 0x22, 0x7D]), ephemeral: 0x7D)
         // §4.3: content-ref, when present, is an object with a url string.
         try rawSealed("content-ref-not-object", Padding.pad(Array(#"{"body":"x","content-ref":"https://x"}"#.utf8)), ephemeral: 0x76)
         try rawSealed("content-ref-without-url", Padding.pad(Array(#"{"body":"x","content-ref":{"key":"x"}}"#.utf8)), ephemeral: 0x77)

@@ -67,7 +67,7 @@ final class EnvelopeVectorTests {
     @SuppressWarnings("unchecked")
     void negativesFailWithTheirExactCode() throws Exception {
         List<Map<String, Object>> negatives = TestSupport.list(v, "negative");
-        assertEquals(56, negatives.size());
+        assertEquals(61, negatives.size());
         for (Map<String, Object> n : negatives) {
             String name = (String) n.get("name");
             EnvelopeOpener opener = opener((String) n.get("topic"));
