@@ -75,39 +75,9 @@ enum CLIIO {
             }
             throw SealedPushError(.io, "\(what) \(path) \(kind)not a regular file")
         }
-        var contents = [UInt8](repeating: 0, count: limit + 1)
-        var total = 0
-        while total < contents.count {
-            let count = contents.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return readSome(descriptor, base + total, buffer.count - total)
-            }
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                Sodium.wipe(&contents)
-                throw SealedPushError(.io, "cannot read \(what) \(path): \(systemMessage(code))")
-            }
-            if count == 0 { break }
-            total += count
-        }
-        guard total <= limit else {
-            Sodium.wipe(&contents)
-            throw SealedPushError(.invalidArgument, "\(what) \(path) is larger than \(limit) bytes")
-        }
-        let result = Array(contents[0..<total])
-        Sodium.wipe(&contents)
-        return result
-    }
-
-    private static func readSome(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-        #if canImport(Darwin)
-        Darwin.read(descriptor, buffer, count)
-        #elseif canImport(Musl)
-        Musl.read(descriptor, buffer, count)
-        #else
-        Glibc.read(descriptor, buffer, count)
-        #endif
+        return try KeyFile.readOpened(
+            descriptor, path: path, limit: limit,
+            tooLarge: SealedPushError(.invalidArgument, "\(what) \(path) is larger than \(limit) bytes"))
     }
 
     private static func systemMessage(_ code: Int32) -> String {

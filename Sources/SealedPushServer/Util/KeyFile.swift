@@ -130,6 +130,27 @@ package enum KeyFile {
     /// The contents of an open regular file, at most `limit` bytes; past it, `invalidKey` naming `what` (a secret
     /// file) or saying it is no key file.
     private static func read(_ descriptor: Int32, path: String, limit: Int, what: String?) throws -> [UInt8] {
+        try readOpened(
+            descriptor, path: path, limit: limit,
+            tooLarge: SealedPushError(
+                .invalidKey,
+                what.map { "\($0) \(path) is over \(limit) bytes" }
+                    ?? "\(path) is longer than \(limit) bytes: not a SealedPush key file"))
+    }
+
+    /// The contents of a regular file the caller opened (and checked), read to its end: at most `limit` bytes, else
+    /// `tooLarge`. The buffer is zeroed on every path, so a secret's bytes are not left behind.
+    ///
+    /// - Parameters:
+    ///   - descriptor: The open file.
+    ///   - path: Its path, for the messages.
+    ///   - limit: The largest acceptable size.
+    ///   - tooLarge: The error for a file over `limit` bytes.
+    /// - Returns: The contents (the caller zeroes a secret's).
+    /// - Throws: `tooLarge`, or `SealedPushError` `io` if a read fails.
+    package static func readOpened(
+        _ descriptor: Int32, path: String, limit: Int, tooLarge: @autoclosure () -> SealedPushError
+    ) throws -> [UInt8] {
         var contents = [UInt8](repeating: 0, count: limit + 1)
         var total = 0
         while total < contents.count {
@@ -147,10 +168,7 @@ package enum KeyFile {
         }
         guard total <= limit else {
             Sodium.wipe(&contents)
-            throw SealedPushError(
-                .invalidKey,
-                what.map { "\($0) \(path) is over \(limit) bytes" }
-                    ?? "\(path) is longer than \(limit) bytes: not a SealedPush key file")
+            throw tooLarge()
         }
         let result = Array(contents[0..<total])
         Sodium.wipe(&contents)
