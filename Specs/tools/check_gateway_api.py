@@ -205,6 +205,8 @@ refuses("SendRequest", {**send_ok, "surprise": 1}, "an unknown member at the top
 accepts("Error", {"code": "contentTooLarge", "message": "content is 3,120 bytes", "field": "content",
                   "needed": 3120, "limit": 2910}, "contentTooLarge with numbers")
 refuses("Error", {"message": "no code"}, "an error without code")
+accepts("Error", {"code": "notUpdatable", "message": "a control message has no content to replace"},
+        "notUpdatable (an update of a removal or a badge)")
 refuses("Error", {"code": "teapot", "message": "x"}, "an unknown code")
 for name, example in responses["Unprocessable"]["content"]["application/json"]["examples"].items():
     accepts("Error", example["value"], f"the 422 example {name}")

@@ -578,6 +578,7 @@ public final class PostgresGatewayStore: GatewayStore {
             notifications.expiresAt.append(Millis.from(notification.expiresAt))
             notifications.requestDigests.append(
                 notification.idempotencyKey == nil ? "" : (notification.requestDigest ?? ""))
+            notifications.kinds.append(notification.kind.storedText ?? "")
         }
         if !notifications.ids.isEmpty {
             for try await id in try await connection.execute(notifications, logger: logger) { inserted.insert(id) }
@@ -1082,12 +1083,12 @@ public final class PostgresGatewayStore: GatewayStore {
         try await run("reading notification status") { connection, logger in
             let rows = try await connection.query(
                 """
-                SELECT priority, collapse_id, created_at, expires_at, withdrawn_at FROM notifications
+                SELECT priority, collapse_id, created_at, expires_at, withdrawn_at, kind FROM notifications
                 WHERE id = \(notificationID) AND app_id = \(appID)
                 """, logger: logger)
-            var header: (Int, String?, Int64, Int64, Int64?)?
-            for try await row in rows.decode((Int, String?, Int64, Int64, Int64?).self) { header = row }
-            guard let (priority, collapseID, createdAt, expiresAt, withdrawnAt) = header else { return nil }
+            var header: (Int, String?, Int64, Int64, Int64?, String?)?
+            for try await row in rows.decode((Int, String?, Int64, Int64, Int64?, String?).self) { header = row }
+            guard let (priority, collapseID, createdAt, expiresAt, withdrawnAt, kind) = header else { return nil }
             var deliveries: [NotificationStatus.Delivery] = []
             let jobs = try await connection.query(
                 """
@@ -1120,7 +1121,7 @@ public final class PostgresGatewayStore: GatewayStore {
             return NotificationStatus(
                 id: notificationID, appID: appID, priority: priority, collapseID: collapseID,
                 createdAt: Millis.date(createdAt), expiresAt: Millis.date(expiresAt), deliveries: deliveries,
-                withdrawnAt: withdrawnAt.map(Millis.date))
+                withdrawnAt: withdrawnAt.map(Millis.date), kind: NotificationKind(storedText: kind))
         }
     }
 

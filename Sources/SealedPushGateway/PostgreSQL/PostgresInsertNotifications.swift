@@ -8,13 +8,13 @@ import PostgresNIO
 struct PostgresInsertNotifications: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                   request_digest)
+                                   request_digest, kind)
         SELECT n.id, n.app_id, NULLIF(n.idempotency_key, ''), n.priority, NULLIF(n.collapse_id, ''),
-               n.created_at, n.expires_at, NULLIF(n.request_digest, '')
+               n.created_at, n.expires_at, NULLIF(n.request_digest, ''), NULLIF(n.kind, '')
         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::bigint[], $7::bigint[],
-                    $8::text[])
+                    $8::text[], $9::text[])
             WITH ORDINALITY AS n(id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                 request_digest, position)
+                                 request_digest, kind, position)
         ORDER BY n.app_id, n.idempotency_key, n.position
         ON CONFLICT (app_id, idempotency_key) DO NOTHING
         RETURNING id
@@ -29,9 +29,10 @@ struct PostgresInsertNotifications: PostgresPreparedStatement {
     var createdAt: [Int64] = []
     var expiresAt: [Int64] = []
     var requestDigests: [String] = []
+    var kinds: [String] = []
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 8)
+        var bindings = PostgresBindings(capacity: 9)
         bindings.append(ids)
         bindings.append(appIDs)
         bindings.append(idempotencyKeys)
@@ -40,6 +41,7 @@ struct PostgresInsertNotifications: PostgresPreparedStatement {
         bindings.append(createdAt)
         bindings.append(expiresAt)
         bindings.append(requestDigests)
+        bindings.append(kinds)
         return bindings
     }
 

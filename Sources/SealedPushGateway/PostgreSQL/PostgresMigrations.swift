@@ -114,5 +114,6 @@ enum PostgresMigrations {
                 """,
                 "ALTER TABLE jobs VALIDATE CONSTRAINT jobs_lease_only_claimed",
             ]),
+        PortableMigrations.notificationKinds(version: 15),
     ]
 }

@@ -56,6 +56,9 @@ public struct NewNotification: Sendable, Hashable {
     /// ``EnqueueResult/claimed`` to be sent at once by the lease owner (jobs of unregistered devices still start
     /// `unregistered`). nil: queued, for any claim.
     public var lease: JobLease?
+    /// What it is: content, an update of a notification, or a control message (kept with it, see
+    /// ``NotificationKind``).
+    public var kind: NotificationKind
 
     /// Creates a notification to enqueue.
     /// - Parameters:
@@ -69,11 +72,13 @@ public struct NewNotification: Sendable, Hashable {
     ///   - jobs: One sealed body per device.
     ///   - requestDigest: The request's digest, kept with the idempotency key.
     ///   - lease: Enqueue the jobs claimed under this lease (``lease``); nil: queued.
+    ///   - kind: What it is (content by default).
     public init(
         id: UUID = TimeOrderedUUID.make(), appID: String, idempotencyKey: String? = nil, priority: Int = 10,
         collapseID: String? = nil, createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil,
-        lease: JobLease? = nil
+        lease: JobLease? = nil, kind: NotificationKind = .content
     ) {
+        self.kind = kind
         self.lease = lease
         self.id = id
         self.appID = appID

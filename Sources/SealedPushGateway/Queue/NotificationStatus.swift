@@ -59,12 +59,15 @@ public struct NotificationStatus: Sendable, Hashable {
     public var deliveries: [Delivery]
     /// When the sender withdrew it, if it did.
     public var withdrawnAt: Date?
+    /// What it is: content, an update of a notification, or a control message.
+    public var kind: NotificationKind
 
     /// Creates a status.
     public init(
         id: UUID, appID: String, priority: Int, collapseID: String?, createdAt: Date, expiresAt: Date,
-        deliveries: [Delivery], withdrawnAt: Date? = nil
+        deliveries: [Delivery], withdrawnAt: Date? = nil, kind: NotificationKind = .content
     ) {
+        self.kind = kind
         self.withdrawnAt = withdrawnAt
         self.id = id
         self.appID = appID

@@ -516,18 +516,30 @@ public final class SQLiteGatewayStore: GatewayStore {
     ) throws -> EnqueueResult {
         let id = notification.id.lowercasedString
         let created = Millis.from(notification.createdAt)
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                           request_digest)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                id, notification.appID, notification.idempotencyKey, notification.priority,
-                notification.collapseID, created, Millis.from(notification.expiresAt),
-                notification.idempotencyKey == nil ? nil : notification.requestDigest,
-            ])
+        var arguments: StatementArguments = [
+            id, notification.appID, notification.idempotencyKey, notification.priority,
+            notification.collapseID, created, Millis.from(notification.expiresAt),
+            notification.idempotencyKey == nil ? nil : notification.requestDigest,
+        ]
+        if let kind = notification.kind.storedText {
+            arguments += [kind]
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                               request_digest, kind)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: arguments)
+        } else {
+            // Content (nearly every send) leaves `kind` null, its default: the statement of before the column.
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
+                                               request_digest)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: arguments)
+        }
         var claimed: [ClaimedJob] = []
         for (index, job) in notification.jobs.enumerated() {
             let gone = addresses[index] == nil
@@ -843,7 +855,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             return NotificationStatus(
                 id: notificationID, appID: row["app_id"], priority: row["priority"], collapseID: row["collapse_id"],
                 createdAt: Millis.date(row["created_at"]), expiresAt: Millis.date(row["expires_at"]),
-                deliveries: deliveries, withdrawnAt: withdrawnAt.map(Millis.date))
+                deliveries: deliveries, withdrawnAt: withdrawnAt.map(Millis.date),
+                kind: NotificationKind(storedText: row["kind"]))
         }
     }
 

@@ -102,6 +102,7 @@ enum SQLiteMigrations {
                 "DROP INDEX jobs_app_due",
                 "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before) WHERE state IN ('queued', 'claimed')",
             ]),
+        PortableMigrations.notificationKinds(version: 14),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

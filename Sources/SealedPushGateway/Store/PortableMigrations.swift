@@ -144,4 +144,13 @@ enum PortableMigrations {
             "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before)",
             "DROP INDEX jobs_due",
         ])
+
+    /// What each notification is (`notifications.kind`): null for content (and every row from before it), `remove`,
+    /// `badge`, or `update <id>` naming the content notification it updates — so an update refuses an id with no
+    /// content to replace, or one whose notification was withdrawn (SQLite's version 14, PostgreSQL's 15).
+    static func notificationKinds(version: Int) -> Migration {
+        Migration(
+            version: version, name: "notifications: kind (content, update of which, remove, badge)",
+            statements: ["ALTER TABLE notifications ADD COLUMN kind TEXT"])
+    }
 }

@@ -44,7 +44,7 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
         let router = Router(context: BasicRequestContext.self)
         let endpoint = self.endpoint
         router.get("/metrics") { _, _ in await endpoint.response() }
-        router.add(middleware: ErrorResponseMiddleware(notFound: "this is the gateway's metrics listener: it serves GET /metrics only"))
+        router.add(middleware: ErrorResponseMiddleware<BasicRequestContext>(notFound: "this is the gateway's metrics listener: it serves GET /metrics only"))
         let onListening = self.onListening
         let application = Application(
             router: router,

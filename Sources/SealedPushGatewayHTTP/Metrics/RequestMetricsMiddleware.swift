@@ -12,8 +12,7 @@ import NIOConcurrencyHelpers
 ///
 /// Every label has a bounded set of values: the API's routes, seven usual methods (any other counts as `other`), the
 /// statuses the gateway answers. No label carries an app id, a device id or anything from a body.
-struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The counters and timers already made, by their labels (a metrics factory's lookup takes a lock and hashes the
     /// labels each time; this takes one lookup a request).
@@ -80,5 +79,8 @@ struct RequestMetricsMiddleware: RouterMiddleware {
     }
 
     /// The methods counted by name; any other is `other` (a client choosing methods must not add series).
-    private static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]
+    private static var methods: Set<HTTPRequest.Method> { countedMethods }
 }
+
+/// ``RequestMetricsMiddleware``'s methods counted by name (a generic type has no stored static properties).
+private let countedMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]

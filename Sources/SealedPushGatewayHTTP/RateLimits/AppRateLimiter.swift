@@ -63,15 +63,36 @@ final class AppRateLimiter: @unchecked Sendable {
         }
     }
 
+    /// Takes one refused receipt from the bucket of a client address (``RateLimits/Limit/refusedReceiptsPerSecondPerClient``,
+    /// the top-level limit whatever app the path names): taken before a receipt is looked at, given back
+    /// (``giveBackRefusedReceipt(client:)``) when it counts.
+    /// - Returns: nil when admitted, else how long until it would be (whole seconds, at least 1).
+    func admitRefusedReceipt(client: String) -> Int? {
+        take(1, appID: nil, key: "x:" + client, allowDebt: false) { limit in
+            (limit.refusedReceiptsPerSecondPerClient ?? RateLimits.Limit.defaultRefusedReceiptsPerSecondPerClient,
+             Double(limit.refusedReceiptBurstPerClient ?? RateLimits.Limit.defaultRefusedReceiptBurstPerClient))
+        }
+    }
+
+    /// Gives back the token ``admitRefusedReceipt(client:)`` took, for a receipt that counted after all.
+    func giveBackRefusedReceipt(client: String) {
+        lock.withLock {
+            guard var bucket = buckets["x:" + client] else { return }
+            bucket.tokens = min(bucket.burst, bucket.tokens + 1)
+            buckets["x:" + client] = bucket
+        }
+    }
+
     /// Reads the app's limit and takes from its bucket under one lock (the limits change on `SIGHUP`).
     /// - Parameter bucketOf: The rate and burst of this bucket under the app's limit, or nil when it has none.
+    /// - Parameter appID: The app whose limit applies; nil: the top-level limit (``RateLimits/defaults``).
     private func take(
-        _ count: Double, appID: String, key: String, allowDebt: Bool,
+        _ count: Double, appID: String?, key: String, allowDebt: Bool,
         bucketOf: (RateLimits.Limit) -> (rate: Double, burst: Double)?
     ) -> Int? {
         let instant = now()
         return lock.withLock { () -> Int? in
-            guard let (rate, burst) = bucketOf(limits.limit(for: appID)) else { return nil }
+            guard let (rate, burst) = bucketOf(appID.map { limits.limit(for: $0) } ?? limits.defaults) else { return nil }
             if buckets[key] == nil, buckets.count >= Self.maxBuckets { prune(at: instant) }
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: instant, rate: rate, burst: burst)
             let elapsed = bucket.updated.duration(to: instant)
@@ -88,8 +109,8 @@ final class AppRateLimiter: @unchecked Sendable {
     }
 
     /// Drops the buckets that have refilled (called with the lock held): a new one would start just as full.
-    /// Receipt buckets exist only for registered device keys (the endpoint finds the device first), so what stays
-    /// is bounded by the apps' devices.
+    /// Receipt buckets exist only for registered device keys whose receipts opened, so what stays is bounded by the
+    /// apps' devices; refused-receipt buckets, one per client address, go once refilled.
     private func prune(at instant: ContinuousClock.Instant) {
         buckets = buckets.filter { _, bucket in
             let elapsed = bucket.updated.duration(to: instant)

@@ -29,6 +29,17 @@ public struct RateLimits: Sendable, Hashable, Codable {
         /// Receipts taken at once from one device key after a quiet time; nil: ``defaultReceiptBurstPerDevice``.
         public var receiptBurstPerDevice: Int?
 
+        /// Receipts that did not count (`422 receiptRefused`) taken per second from one client address, whatever key
+        /// they name; nil: ``defaultRefusedReceiptsPerSecondPerClient``. Top level only (a client is not an app's).
+        public var refusedReceiptsPerSecondPerClient: Double?
+        /// Refused receipts taken at once from one client address; nil: ``defaultRefusedReceiptBurstPerClient``.
+        public var refusedReceiptBurstPerClient: Int?
+
+        /// Ten refused receipts per second per client address, sustained.
+        public static let defaultRefusedReceiptsPerSecondPerClient = 10.0
+        /// 100 refused receipts at once per client address.
+        public static let defaultRefusedReceiptBurstPerClient = 100
+
         /// One receipt per second per device key, sustained.
         public static let defaultReceiptsPerSecondPerDevice = 1.0
         /// 30 receipts at once per device key (an app catching up on its queued receipts).
@@ -37,8 +48,11 @@ public struct RateLimits: Sendable, Hashable, Codable {
         /// Creates limits.
         public init(
             sendsPerSecond: Double? = nil, sendBurst: Int? = nil, devicesPerSecond: Double? = nil, deviceBurst: Int? = nil,
-            receiptsPerSecondPerDevice: Double? = nil, receiptBurstPerDevice: Int? = nil
+            receiptsPerSecondPerDevice: Double? = nil, receiptBurstPerDevice: Int? = nil,
+            refusedReceiptsPerSecondPerClient: Double? = nil, refusedReceiptBurstPerClient: Int? = nil
         ) {
+            self.refusedReceiptsPerSecondPerClient = refusedReceiptsPerSecondPerClient
+            self.refusedReceiptBurstPerClient = refusedReceiptBurstPerClient
             self.sendsPerSecond = sendsPerSecond
             self.sendBurst = sendBurst
             self.devicesPerSecond = devicesPerSecond
@@ -49,13 +63,14 @@ public struct RateLimits: Sendable, Hashable, Codable {
 
         static let knownKeys = [
             "sendsPerSecond", "sendBurst", "devicesPerSecond", "deviceBurst", "receiptsPerSecondPerDevice",
-            "receiptBurstPerDevice",
+            "receiptBurstPerDevice", "refusedReceiptsPerSecondPerClient", "refusedReceiptBurstPerClient",
         ]
 
         func validate(_ path: String) throws {
             for (name, rate) in [
                 ("sendsPerSecond", sendsPerSecond), ("devicesPerSecond", devicesPerSecond),
                 ("receiptsPerSecondPerDevice", receiptsPerSecondPerDevice),
+                ("refusedReceiptsPerSecondPerClient", refusedReceiptsPerSecondPerClient),
             ] {
                 if let rate, !(rate.isFinite && rate > 0 && rate <= 1_000_000) {
                     throw GatewayConfigurationError("\(path).\(name) must be a number above 0 and at most 1000000 (got \(rate))")
@@ -63,6 +78,7 @@ public struct RateLimits: Sendable, Hashable, Codable {
             }
             for (name, burst) in [
                 ("sendBurst", sendBurst), ("deviceBurst", deviceBurst), ("receiptBurstPerDevice", receiptBurstPerDevice),
+                ("refusedReceiptBurstPerClient", refusedReceiptBurstPerClient),
             ] {
                 if let burst, !(1...1_000_000_000).contains(burst) {
                     throw GatewayConfigurationError("\(path).\(name) must be 1...1000000000 (got \(burst))")
@@ -108,6 +124,13 @@ public struct RateLimits: Sendable, Hashable, Codable {
 
     func validate() throws {
         try defaults.validate("rateLimits")
-        for (appID, limit) in apps { try limit.validate("rateLimits.apps.\(appID)") }
+        for (appID, limit) in apps {
+            try limit.validate("rateLimits.apps.\(appID)")
+            if limit.refusedReceiptsPerSecondPerClient != nil || limit.refusedReceiptBurstPerClient != nil {
+                throw GatewayConfigurationError(
+                    "rateLimits.apps.\(appID): refusedReceiptsPerSecondPerClient and refusedReceiptBurstPerClient limit "
+                        + "a client address whatever app it names; set them at the top level of rateLimits")
+            }
+        }
     }
 }

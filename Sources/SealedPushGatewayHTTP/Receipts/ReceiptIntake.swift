@@ -7,11 +7,17 @@ import SealedPushServer
 /// key — the HPKE sender authentication is the credential: only the key a device registered opens its receipts.
 ///
 /// Built to face the internet: the body is read up to one receipt's exact length (354 bytes) and no further; the
-/// header is checked before any lookup, the device key before any cryptography, the rate limit (per device key)
-/// before opening; an answer is a bare `204`, `400` for a body that is not a receipt at all, `429`, or one and the
-/// same `422 receiptRefused` for everything else (unknown app or device key, forged, expired, replayed, about a
-/// notification the device was not sent), so no answer tells anything about other apps or devices. Only the
-/// fields the contract names are stored; nothing is logged from a receipt.
+/// header is checked before any lookup, the device key before any cryptography; an answer is a bare `204`, `400` for
+/// a body that is not a receipt at all, `429`, or one and the same `422 receiptRefused` for everything else (unknown
+/// app or device key, forged, expired, replayed, about a notification the device was not sent), so no answer tells
+/// anything about other apps or devices. Only the fields the contract names are stored; nothing is logged from a
+/// receipt.
+///
+/// Two rate limits, neither of which depends on whether the key a receipt names is registered (so a `429` tells
+/// nothing about it either): each client address has a bucket of refused receipts, taken from before the receipt is
+/// looked at and given back when it counts — the bound on the work (store reads, X25519) one client makes the gateway
+/// do for receipts that do not count; and each device key has its bucket of receipts, charged only for receipts that
+/// opened, so only the device itself (the holder of its private key) can use up its allowance.
 struct ReceiptIntake: Sendable {
     let calls: StoreCalls
     let openers: AppReceiptOpeners
@@ -79,9 +85,10 @@ struct ReceiptIntake: Sendable {
     /// - Parameters:
     ///   - appID: The app of the path.
     ///   - bytes: The request body.
+    ///   - client: The address of the client that posted it (its refused receipts are limited).
     /// - Throws: ``GatewayAPIError``: `malformedRequest` (400), `rateLimited` (429), ``refused`` (422), or
     ///   `unavailable` (503) when the store or the app's identity fails.
-    func take(appID: String, bytes: [UInt8]) async throws {
+    func take(appID: String, bytes: [UInt8], client: String) async throws {
         guard bytes.count == DeliveryReceipt.maximumEnvelopeLength,
             let header = try? EnvelopeHeader(parsing: bytes[0..<EnvelopeV1.headerLength])
         else {
@@ -91,19 +98,33 @@ struct ReceiptIntake: Sendable {
                     + "header (Specs/control-v1.md §4), sent as application/octet-stream; got \(bytes.count) bytes",
                 field: "body")
         }
+        // A token of the client's refused receipts, before anything is looked up: kept when the receipt does not
+        // count, given back when it does (or when the gateway, not the receipt, failed).
+        if let wait = limiter.admitRefusedReceipt(client: client) {
+            metrics.recordReceiptRefused(cause: "rateLimited")
+            var error = GatewayAPIError(
+                .tooManyRequests, "rateLimited",
+                "this client posted too many receipts that were refused (rateLimits.refusedReceiptsPerSecondPerClient); "
+                    + "retry after \(wait) s")
+            error.retryAfter = wait
+            throw error
+        }
+        var refusedHere = false
+        defer { if !refusedHere { limiter.giveBackRefusedReceipt(client: client) } }
+        do {
+            try await open(appID: appID, bytes: bytes, header: header)
+        } catch let error as GatewayAPIError where error.code == Self.refused.code {
+            refusedHere = true
+            throw error
+        }
+    }
+
+    /// ``take(appID:bytes:client:)`` after the client's refused-receipt token was taken.
+    private func open(appID: String, bytes: [UInt8], header: EnvelopeHeader) async throws {
         let keyID = header.senderKeyID.hex
         guard Identifier.isValid(appID), var sender = try await sender(appID: appID, keyID: keyID) else {
             metrics.recordReceiptRefused(cause: "unknownSender")
             throw Self.refused
-        }
-        if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
-            metrics.recordReceiptRefused(cause: "rateLimited")
-            var error = GatewayAPIError(
-                .tooManyRequests, "rateLimited",
-                "this device key is over its receipt rate limit (rateLimits.receiptsPerSecondPerDevice); retry after "
-                    + "\(wait) s")
-            error.retryAfter = wait
-            throw error
         }
         var opener = try await openers.opener(
             for: sender.app, platform: sender.device.address.platform, recipientKeyID: header.recipientKeyID)
@@ -131,6 +152,16 @@ struct ReceiptIntake: Sendable {
         } catch {
             metrics.recordReceiptRefused(cause: "notOpened")
             throw Self.refused
+        }
+        // Opened: sealed by the device's own key, so this is the device's allowance to use up, no one else's.
+        if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
+            metrics.recordReceiptRefused(cause: "rateLimited")
+            var error = GatewayAPIError(
+                .tooManyRequests, "rateLimited",
+                "this device key is over its receipt rate limit (rateLimits.receiptsPerSecondPerDevice); retry after "
+                    + "\(wait) s")
+            error.retryAfter = wait
+            throw error
         }
         let receipt = opened.receipt
         let (outcome, reason): (String, String?) =

@@ -93,6 +93,28 @@ struct DeviceRequest {
     /// A fixed scalar for ``canSealTo(_:)`` (clamped by X25519 to a multiple of the cofactor 8).
     private static let probeScalar = [UInt8](repeating: 0x5a, count: 32)
 
+    /// Whether `text` is `YYYY-MM-DDTHH:MM:SSZ` (digits where the form has them).
+    private static func isTimestamp(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20 else { return false }
+        let separators: [Int: UInt8] = [4: 0x2D, 7: 0x2D, 10: 0x54, 13: 0x3A, 16: 0x3A, 19: 0x5A]
+        return bytes.indices.allSatisfy { index in
+            separators[index].map { bytes[index] == $0 } ?? (0x30...0x39).contains(bytes[index])
+        }
+    }
+
+    /// A whole number with thousands separated by commas (`7,200`).
+    private static func grouped(_ value: Int64) -> String {
+        var digits = String(value.magnitude)
+        var groups: [String] = []
+        while digits.count > 3 {
+            groups.insert(String(digits.suffix(3)), at: 0)
+            digits.removeLast(3)
+        }
+        groups.insert(digits, at: 0)
+        return (value < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
     /// Whether X25519 with `key` gives a non-zero shared value: false for the low-order points (of the curve or its
     /// twist), which every sealing to the key would refuse. A clamped scalar is a multiple of 8, so the product is
     /// zero exactly for those points, whatever the scalar.
@@ -152,14 +174,41 @@ struct DeviceRequest {
         }
         func date(_ name: String, required: Bool) throws -> Date? {
             guard let text = try fields.string(name, required: required) else { return nil }
-            do {
-                return try DeviceRegistration.parseDate(text, field: "registration.\(name)")
-            } catch let error as SealedPushError {
-                throw GatewayAPIError.invalid(error.message, field: "registration.\(name)")
+            let field = "registration.\(name)"
+            // `Specs/keyring-v1.md` §4 and the contract's Timestamp: UTC, whole seconds, exactly this form.
+            guard Self.isTimestamp(text) else {
+                throw GatewayAPIError.invalid(
+                    "\(field) must be a UTC time written YYYY-MM-DDTHH:MM:SSZ (whole seconds, no offset; "
+                        + "Specs/keyring-v1.md §4), for example 2026-11-21T10:00:00Z", field: field)
             }
+            let date: Date
+            do {
+                date = try DeviceRegistration.parseDate(text, field: field)
+            } catch let error as SealedPushError {
+                throw GatewayAPIError.invalid(error.message, field: field)
+            }
+            guard date.timeIntervalSince1970 >= 0 else {
+                throw GatewayAPIError.invalid(
+                    "\(field) is before 1970-01-01T00:00:00Z: no device key is that old (the device clock is wrong)",
+                    field: field)
+            }
+            return date
         }
         let createdAt = try date("createdAt", required: true)!
         let expiresAt = try date("expiresAt", required: false)
+        // The server's rules below, stated here with their limits and in the fields' own form.
+        let ahead = Int64(createdAt.timeIntervalSince1970) - Int64(now.timeIntervalSince1970.rounded(.down))
+        if ahead > Int64(DeviceRecord.maxClockSkew) {
+            throw GatewayAPIError.invalid(
+                "registration.createdAt is \(Self.grouped(ahead)) s ahead of the gateway's clock (at most "
+                    + "\(DeviceRecord.maxClockSkew)): the device clock is wrong", field: "registration.createdAt")
+        }
+        if let expiresAt, expiresAt <= createdAt {
+            throw GatewayAPIError.invalid(
+                "registration.expiresAt (\(DeviceRegistration.formatDate(expiresAt))) must be after registration.createdAt "
+                    + "(\(DeviceRegistration.formatDate(createdAt)))\(expiresAt == createdAt ? ", not equal to it" : "")",
+                field: "registration.expiresAt")
+        }
         let registration = DeviceRegistration(
             publicKey: publicKey, keyId: keyID, createdAt: createdAt, expiresAt: expiresAt)
 

@@ -12,17 +12,19 @@ enum RequestBodyReader {
     /// - Parameters:
     ///   - request: The request.
     ///   - limit: The most bytes accepted.
+    ///   - limitText: What the limit is, for the refusal's message; nil: the gateway's `maxBodyBytes`.
     /// - Returns: The body's bytes.
     /// - Throws: ``GatewayAPIError`` `requestTooLarge` (413) with `needed` (when known) and `limit`.
-    static func read(_ request: Request, limit: Int) async throws -> [UInt8] {
+    static func read(_ request: Request, limit: Int, limitText: String? = nil) async throws -> [UInt8] {
+        let limitText = limitText ?? "the gateway's limit of \(limit) bytes (maxBodyBytes)"
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
-            throw tooLarge(needed: declared, limit: limit)
+            throw tooLarge(needed: declared, limit: limit, limitText)
         }
         var bytes: [UInt8] = []
         do {
             for try await buffer in request.body {
                 guard bytes.count + buffer.readableBytes <= limit else {
-                    throw tooLarge(needed: nil, limit: limit)
+                    throw tooLarge(needed: nil, limit: limit, limitText)
                 }
                 bytes.append(contentsOf: buffer.readableBytesView)
             }
@@ -33,10 +35,8 @@ enum RequestBodyReader {
         return bytes
     }
 
-    private static func tooLarge(needed: Int?, limit: Int) -> GatewayAPIError {
+    private static func tooLarge(needed: Int?, limit: Int, _ limitText: String) -> GatewayAPIError {
         GatewayAPIError(
-            .contentTooLarge, "requestTooLarge",
-            "the request body is over the gateway's limit of \(limit) bytes (maxBodyBytes)", needed: needed,
-            limit: limit)
+            .contentTooLarge, "requestTooLarge", "the request body is over \(limitText)", needed: needed, limit: limit)
     }
 }

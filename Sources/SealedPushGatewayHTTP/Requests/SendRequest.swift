@@ -52,21 +52,23 @@ struct SendRequest {
             }
         }
 
-        content = try Self.content(fields.object("content", required: true)!)
+        let contentFields = try fields.object("content", required: true)!
         // The gateway names every notification itself (its id, `Specs/control-v1.md` §1) and sends control messages
-        // from their own operations, where it knows which devices got what.
-        if content.notificationID != nil {
+        // from their own operations, where it knows which devices got what. Either member is refused whatever its
+        // value, before the content is validated: well formed or not, it has to go.
+        if contentFields.members["notification-id"] != nil {
             throw GatewayAPIError.invalid(
                 "content must not carry notification-id: the gateway sets it to the notification's id (answered "
                     + "with 202), which DELETE …/notifications/{id} and POST …/notifications/{id}/update use",
                 field: "content.notification-id")
         }
-        if content.control != nil {
+        if contentFields.members["control"] != nil {
             throw GatewayAPIError.invalid(
                 "content must not carry control: withdraw with DELETE …/notifications/{id}, edit with POST "
                     + "…/notifications/{id}/update, set the badge with POST …/badge",
                 field: "content.control")
         }
+        content = try Self.content(contentFields)
 
         ttl = try fields.integer("ttl") ?? Self.defaultTTL
         guard (1...Self.maxTTL).contains(ttl) else {

@@ -110,14 +110,18 @@ struct NotificationFanOut: Sendable {
     ///   - senderContent: The content as the sender gave it, when the caller set members of its own (an update's
     ///     `notification-id` and `control`): a `contentTooLarge` states the sender's size and budget. Default: the
     ///     request's content.
+    ///   - kind: What the notification is (kept with it: an update refuses control messages and withdrawn chains).
+    ///   - replayChecked: The caller already looked the idempotency key up (``replayed(appID:idempotencyKey:requestDigest:)``)
+    ///     and found no earlier request; a concurrent one that took the key since is still answered as a replay.
     /// - Returns: What the send answers; nil only with `skipMissingDevices` when no device is left.
     /// - Throws: ``GatewayAPIError`` `422 idempotencyKeyReused` when the key was used with another body.
     func send(
         appID: String, request: SendRequest, idempotencyKey: String?, requestDigest: String?,
         id: UUID = TimeOrderedUUID.make(), stampID: Bool = true, skipMissingDevices: Bool = false,
-        background: Bool = false, senderContent: NotificationContent? = nil
+        background: Bool = false, senderContent: NotificationContent? = nil, kind: NotificationKind = .content,
+        replayChecked: Bool = false
     ) async throws -> Accepted? {
-        if let idempotencyKey,
+        if let idempotencyKey, !replayChecked,
             let earlier = try await replayed(appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
         {
             return earlier
@@ -203,7 +207,7 @@ struct NotificationFanOut: Sendable {
                 // The default collapse id makes a resend replace, never double (the contract).
                 collapseID: request.collapseID ?? id.lowercasedString, createdAt: createdAt,
                 expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs,
-                requestDigest: requestDigest, lease: lease)
+                requestDigest: requestDigest, lease: lease, kind: kind)
             let answer: Result<EnqueueResult, GatewayStoreError>
             do {
                 answer = try await enqueues.submit(notification)
@@ -397,7 +401,7 @@ struct NotificationFanOut: Sendable {
     }
 
     /// The earlier answer for an idempotency key, if the app used it with the same body.
-    private func replayed(appID: String, idempotencyKey: String, requestDigest: String?) async throws -> Accepted? {
+    func replayed(appID: String, idempotencyKey: String, requestDigest: String?) async throws -> Accepted? {
         guard
             let (id, stored) = try await calls.run(
                 "idempotency", { try await $0.idempotentRequest(appID: appID, idempotencyKey: idempotencyKey) })

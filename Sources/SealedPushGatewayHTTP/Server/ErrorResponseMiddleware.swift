@@ -6,12 +6,14 @@ import Hummingbird
 /// Errors Hummingbird raises itself (`404` for a path the API does not have, such as `GET /admin` or
 /// `GET /v1/apps`) would answer with an empty body; they become ``GatewayAPIError``s of the same status. (A refusal
 /// given while the request's body is still arriving is closed by ``ConnectionGuardHandler``.)
-struct ErrorResponseMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+struct ErrorResponseMiddleware<Context: RequestContext>: RouterMiddleware {
 
-    /// What the API's `404` for an unknown path says.
-    static let apiPaths = "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
-        + "/v1/apps/{appId}/notifications[/{notificationId}], /healthz and /metrics"
+    /// What the API's `404` for an unknown path says: every path of `Specs/gateway-api.yaml`.
+    static var apiPaths: String {
+        "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
+            + "/v1/apps/{appId}/notifications[/{notificationId}[/update]], /v1/apps/{appId}/badge, "
+            + "/v1/apps/{appId}/receipts, /healthz and /metrics"
+    }
 
     /// What a `404` for an unknown path says (the API's paths by default).
     var notFound = Self.apiPaths

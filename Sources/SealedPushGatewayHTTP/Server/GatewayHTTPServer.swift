@@ -125,8 +125,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     // MARK: Routes
 
-    func makeRouter() -> Router<BasicRequestContext> {
-        typealias Handler = @Sendable (Request, BasicRequestContext) async -> Response
+    func makeRouter() -> Router<GatewayRequestContext> {
+        typealias Handler = @Sendable (Request, GatewayRequestContext) async -> Response
         // The one table of the API's routes: registered with the router, and the source of the 405 answers' `Allow`.
         let routes: [(path: String, method: HTTPRequest.Method, handler: Handler)] = [
             ("/v1/apps/:appId/devices/:deviceId", .put, { r, c in await self.answer { try await self.putDevice(r, c) } }),
@@ -148,10 +148,10 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/healthz", .get, { _, _ in await self.health() }),
             ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),  // 404 with metricsListen
         ]
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: GatewayRequestContext.self)
         // Every answer counted, by its route's pattern, method and status (a middleware wraps the routes added after
         // it, and the router's answer for a path it does not have).
-        router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
+        router.add(middleware: RequestMetricsMiddleware<GatewayRequestContext>(factory: metrics.factory))
         var allowed: [(path: String, allowed: [HTTPRequest.Method])] = []
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
@@ -163,9 +163,9 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         }
         // Around the router's own answers (a path or a method the routes do not have; a middleware wraps only what is
         // added after it): every error is the contract's Error object, as the routes answer theirs.
-        router.add(middleware: ErrorResponseMiddleware())
+        router.add(middleware: ErrorResponseMiddleware<GatewayRequestContext>())
         // Any other method on these paths: 405 with `Allow`, not 404 (the path exists).
-        router.add(middleware: MethodNotAllowedMiddleware(routes: allowed))
+        router.add(middleware: MethodNotAllowedMiddleware<GatewayRequestContext>(routes: allowed))
         return router
     }
 
@@ -182,20 +182,20 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     }
 
     /// The app of the path, after checking the request's key acts for it.
-    func authorizedApp(_ request: Request, _ context: BasicRequestContext) async throws -> String {
+    func authorizedApp(_ request: Request, _ context: GatewayRequestContext) async throws -> String {
         let appID = context.parameters.get("appId") ?? ""
         try await BearerAuthenticator(calls: calls, uses: keyUses, keys: keyRecords).authorize(request, appID: appID)
         return appID
     }
 
-    private func deviceID(_ context: BasicRequestContext) throws -> String {
+    private func deviceID(_ context: GatewayRequestContext) throws -> String {
         guard let id = context.parameters.get("deviceId"), Identifier.isValid(id) else {
             throw GatewayAPIError.notFound("no such device in this app (a device id is 1 to 128 of A-Z a-z 0-9 . _ ~ -)")
         }
         return id
     }
 
-    private func putDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func putDevice(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         guard let deviceID = context.parameters.get("deviceId"), Identifier.isValid(deviceID) else {
             throw GatewayAPIError.invalid(
@@ -224,7 +224,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         return try JSONResponse.make(result.created ? .created : .ok, DeviceModel(result.device))
     }
 
-    private func getDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func getDevice(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         let deviceID = try deviceID(context)
         guard let device = try await calls.run("device", { try await $0.device(appID: appID, deviceID: deviceID) }) else {
@@ -233,7 +233,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         return try JSONResponse.make(.ok, DeviceModel(device))
     }
 
-    private func deleteDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func deleteDevice(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         let deviceID = try deviceID(context)
         let now = clock()
@@ -244,7 +244,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     }
 
     /// Removes every device of a user (for example when the account is deleted); answers which, possibly none.
-    private func deleteUser(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func deleteUser(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         guard let userID = context.parameters.get("userId"), Identifier.isValid(userID) else {
             throw GatewayAPIError.invalid(
@@ -256,25 +256,52 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         return try JSONResponse.make(.ok, UserDevicesRemovedModel(userId: userID, devicesRemoved: removed))
     }
 
-    private func sendNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func sendNotification(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
-        if let wait = limiter.admitSend(appID: appID) {
-            metrics.recordRateLimited(appID: appID, limit: "sends")
-            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
-        }
         let idempotencyKey = try Self.idempotencyKey(request)
+        if idempotencyKey == nil { try admitSend(appID: appID) }
         var body = try await RequestBodyReader.read(request, limit: configuration.maxBodyBytes)
         defer { for index in body.indices { body[index] = 0 } }  // the content in clear, as it arrived
         let send = try SendRequest(body: body)
+        let digest = idempotencyKey == nil ? nil : Self.requestDigest(body)
+        if let earlier = try await replayOrAdmit(appID: appID, idempotencyKey: idempotencyKey, requestDigest: digest) {
+            return self.accepted(earlier, appID: appID)
+        }
         guard
             let accepted = try await fanOut.send(
-                appID: appID, request: send, idempotencyKey: idempotencyKey,
-                requestDigest: idempotencyKey == nil ? nil : Self.requestDigest(body))
+                appID: appID, request: send, idempotencyKey: idempotencyKey, requestDigest: digest, replayChecked: true)
         else { throw GatewayAPIError.unavailable }  // not reached: only skipMissingDevices answers nil
         return self.accepted(accepted, appID: appID)
     }
 
-    private func getNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    /// Takes one send from the app's sends bucket, or refuses with `429 rateLimited`.
+    func admitSend(appID: String) throws {
+        if let wait = limiter.admitSend(appID: appID) {
+            metrics.recordRateLimited(appID: appID, limit: "sends")
+            throw GatewayAPIError.rateLimited("send", appID: appID, retryAfter: wait)
+        }
+    }
+
+    /// The rate limit of a request that counts as a send, and its replay. A request without an `Idempotency-Key` was
+    /// admitted before its body was read (nothing to do here). One with a key is first looked up: a retry of an
+    /// accepted request is a no-op and is answered as the replay it is — whatever the limits, taking no token, and
+    /// whatever happened to the notification since (a withdrawal) — and only a new request takes a token.
+    /// - Returns: The first request's answer for a replay; nil for a new request, admitted.
+    /// - Throws: ``GatewayAPIError`` `429 rateLimited`, or `422 idempotencyKeyReused` for the key with another body.
+    func replayOrAdmit(
+        appID: String, idempotencyKey: String?, requestDigest: String?
+    ) async throws -> NotificationFanOut.Accepted? {
+        guard let idempotencyKey else { return nil }
+        if let earlier = try await fanOut.replayed(
+            appID: appID, idempotencyKey: idempotencyKey, requestDigest: requestDigest)
+        {
+            return earlier
+        }
+        try admitSend(appID: appID)
+        return nil
+    }
+
+    private func getNotification(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
         guard let text = context.parameters.get("notificationId"), let id = UUID(uuidString: text) else {
             throw GatewayAPIError.notFound("no such notification in this app (an id is a UUID)")

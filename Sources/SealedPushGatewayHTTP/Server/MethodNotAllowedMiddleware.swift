@@ -6,8 +6,7 @@ import Hummingbird
 ///
 /// The router throws `404` only when no route matched (the gateway's handlers answer their own `404`s), so a thrown
 /// `404` on a known path means an undeclared method.
-struct MethodNotAllowedMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private let routes: [(segments: [Substring], allowed: [HTTPRequest.Method])]
 

@@ -45,4 +45,24 @@ import Testing
         #expect(limiter.admitDevices(appID: "chat", count: 1) == nil)
         #expect(limiter.admitSend(appID: "chat") == nil)  // no send limit configured
     }
+
+    @Test func refusedReceiptsAreLimitedPerClientWhateverAppAndTokensComeBackForReceiptsThatCount() {
+        let clock = TestClock()
+        let limiter = AppRateLimiter(
+            limits: RateLimits(
+                defaults: .init(refusedReceiptsPerSecondPerClient: 1, refusedReceiptBurstPerClient: 3),
+                apps: ["chat": .init(sendsPerSecond: 1)]),
+            now: { clock.now })
+        #expect((0..<3).map { _ in limiter.admitRefusedReceipt(client: "192.0.2.1") } == [nil, nil, nil])
+        #expect(limiter.admitRefusedReceipt(client: "192.0.2.1") == 1)
+        #expect(limiter.admitRefusedReceipt(client: "192.0.2.2") == nil)  // another client has its own bucket
+        // A receipt that counted gives its token back (up to the burst).
+        limiter.giveBackRefusedReceipt(client: "192.0.2.1")
+        #expect(limiter.admitRefusedReceipt(client: "192.0.2.1") == nil)
+        #expect(limiter.admitRefusedReceipt(client: "192.0.2.1") == 1)
+        clock.advance(.seconds(1))
+        #expect(limiter.admitRefusedReceipt(client: "192.0.2.1") == nil)
+        // The device keys' buckets are apart from it.
+        #expect(limiter.admitReceipt(appID: "chat", keyID: "6619128fcf0a647b") == nil)
+    }
 }
