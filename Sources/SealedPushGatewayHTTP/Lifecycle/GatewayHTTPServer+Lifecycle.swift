@@ -143,7 +143,7 @@ extension GatewayHTTPServer {
 
     /// `POST …/receipts`: no API key (see ``ReceiptIntake``); `204` once recorded.
     func takeReceipt(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let appID = context.parameters.get("appId") ?? ""
+        let appID = context.pathID("appId") ?? ""
         let body = try await RequestBodyReader.read(
             request, limit: DeliveryReceipt.maximumEnvelopeLength,
             limitText: "a receipt's fixed size of \(DeliveryReceipt.maximumEnvelopeLength) bytes (one receipt envelope, "
@@ -154,7 +154,7 @@ extension GatewayHTTPServer {
 
     /// The notification id of the path.
     func notificationID(_ context: GatewayRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("notificationId"), let id = UUID(uuidString: text) else {
+        guard let text = context.pathID("notificationId"), let id = UUID(uuidString: text) else {
             throw GatewayAPIError.notFound("no such notification in this app (an id is a UUID)")
         }
         return id

@@ -106,14 +106,12 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, case .open = state, requestsOpen == 0 else {
+        guard let parserError = error as? HTTPParserError, case .open = state, requestsOpen == 0 else {
             // Inside a request: its handler reads the error from the body and answers (then closes).
             context.fireErrorCaught(error)
             return
         }
-        let body = GatewayAPIError.malformed(
-            "the request is not valid HTTP/1.1: a header over the limits, too many headers, or a bad Content-Length "
-                + "or Transfer-Encoding").body
+        let body = GatewayAPIError.malformed(Self.message(for: parserError)).body
         var fields: HTTPFields = [.contentType: "application/json", .connection: "close"]
         fields[.contentLength] = String(body.count)
         state = .closingAfterResponse
@@ -121,6 +119,30 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         write(context: context, data: wrapOutboundOut(.head(HTTPResponse(status: .badRequest, headerFields: fields))), promise: nil)
         write(context: context, data: wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         write(context: context, data: wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// What was wrong with a request the HTTP/1.1 parser refused, as precisely as the parser says.
+    static func message(for error: HTTPParserError) -> String {
+        let what: String
+        switch error {
+        case .invalidMethod:
+            what = "its method is not an HTTP method this server knows (the API uses GET, PUT, POST and DELETE)"
+        case .headerOverflow:
+            what = "its headers are over the limits (their size or their number)"
+        case .invalidContentLength, .unexpectedContentLength:
+            what = "its Content-Length is not valid (one decimal length, given once)"
+        case .invalidChunkSize:
+            what = "a chunk of its chunked body has a bad size"
+        case .invalidVersion:
+            what = "its HTTP version is not one this server speaks (HTTP/1.1 or HTTP/1.0)"
+        case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
+            what = "its request target is not a valid path"
+        case .invalidHeaderToken, .invalidCharactersUsed:
+            what = "a header's name or value holds characters HTTP does not allow"
+        default:
+            what = "a header over the limits, too many headers, or a bad Content-Length or Transfer-Encoding"
+        }
+        return "the request is not valid HTTP/1.1: " + what
     }
 
     /// After a refusal's answer: shut the output, drop what still arrives for a while, then close.

@@ -183,13 +183,13 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     /// The app of the path, after checking the request's key acts for it.
     func authorizedApp(_ request: Request, _ context: GatewayRequestContext) async throws -> String {
-        let appID = context.parameters.get("appId") ?? ""
+        let appID = context.pathID("appId") ?? ""
         try await BearerAuthenticator(calls: calls, uses: keyUses, keys: keyRecords).authorize(request, appID: appID)
         return appID
     }
 
     private func deviceID(_ context: GatewayRequestContext) throws -> String {
-        guard let id = context.parameters.get("deviceId"), Identifier.isValid(id) else {
+        guard let id = context.pathID("deviceId"), Identifier.isValid(id) else {
             throw GatewayAPIError.notFound("no such device in this app (a device id is 1 to 128 of A-Z a-z 0-9 . _ ~ -)")
         }
         return id
@@ -197,7 +197,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     private func putDevice(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
-        guard let deviceID = context.parameters.get("deviceId"), Identifier.isValid(deviceID) else {
+        guard let deviceID = context.pathID("deviceId"), Identifier.isValid(deviceID) else {
             throw GatewayAPIError.invalid(
                 "the device id in the path must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "path:deviceId")
         }
@@ -246,7 +246,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// Removes every device of a user (for example when the account is deleted); answers which, possibly none.
     private func deleteUser(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
-        guard let userID = context.parameters.get("userId"), Identifier.isValid(userID) else {
+        guard let userID = context.pathID("userId"), Identifier.isValid(userID) else {
             throw GatewayAPIError.invalid(
                 "the user id in the path must be 1 to 128 of A-Z a-z 0-9 . _ ~ -", field: "path:userId")
         }
@@ -303,7 +303,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     private func getNotification(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let appID = try await authorizedApp(request, context)
-        guard let text = context.parameters.get("notificationId"), let id = UUID(uuidString: text) else {
+        guard let text = context.pathID("notificationId"), let id = UUID(uuidString: text) else {
             throw GatewayAPIError.notFound("no such notification in this app (an id is a UUID)")
         }
         guard let status = try await calls.run("status", { try await $0.notificationStatus(appID: appID, notificationID: id) })

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -15,4 +16,13 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
 
     /// The peer's IP address as text (its port left out: one client, many connections), or `unknown`.
     var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+
+    /// A path parameter as the id it names, its percent-encoded octets decoded: URIs that differ only in an
+    /// unreserved character written as `%XX` are equivalent (RFC 3986 §2.3, §6.2.2.2), so `a%7Eb` is the device
+    /// `a~b` (Java's `URLEncoder` writes `~` so). Nil when the parameter is missing or its encoding is broken (`%ZZ`);
+    /// a decoded id is still checked against the contract's `Identifier` by its caller.
+    /// - Parameter name: The parameter's name in the route (`deviceId`).
+    func pathID(_ name: String) -> String? {
+        parameters.get(name).flatMap { $0.removingPercentEncoding }
+    }
 }
