@@ -111,11 +111,13 @@ rig_register_fcm_devices() {  # API KEY PREFIX COUNT: Android devices PREFIX-1 â
 }
 
 rig_lift_receipt_limit() {  # CONFIG: the devices of a rig share one key ring, so the per-device-key receipt limit
-    # (1/s by default) would be one limit for all of them: lifted.
+    # (1/s by default) would be one limit for all of them: lifted; and every receipt comes from one client (loopback),
+    # whose refused receipts (replays, once the load has walked them all) are limited per client: lifted too.
     python3 - "$1" <<'PY'
 import json, sys
 config = json.load(open(sys.argv[1]))
-config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000}
+config["rateLimits"] = {"receiptsPerSecondPerDevice": 1000000, "receiptBurstPerDevice": 1000000000,
+                        "refusedReceiptsPerSecondPerClient": 1000000, "refusedReceiptBurstPerClient": 1000000000}
 json.dump(config, open(sys.argv[1], "w"))
 PY
 }
