@@ -101,13 +101,9 @@ struct ReceiptIntake: Sendable {
         // A token of the client's refused receipts, before anything is looked up: kept when the receipt does not
         // count, given back when it does (or when the gateway, not the receipt, failed).
         if let wait = limiter.admitRefusedReceipt(client: client) {
-            metrics.recordReceiptRefused(cause: "rateLimited")
-            var error = GatewayAPIError(
-                .tooManyRequests, "rateLimited",
-                "this client posted too many receipts that were refused (rateLimits.refusedReceiptsPerSecondPerClient); "
-                    + "retry after \(wait) s")
-            error.retryAfter = wait
-            throw error
+            throw rateLimited(
+                "this client posted too many receipts that were refused (rateLimits.refusedReceiptsPerSecondPerClient)",
+                wait: wait)
         }
         var refusedHere = false
         defer { if !refusedHere { limiter.giveBackRefusedReceipt(client: client) } }
@@ -117,6 +113,14 @@ struct ReceiptIntake: Sendable {
             refusedHere = true
             throw error
         }
+    }
+
+    /// A `429 rateLimited` with `Retry-After`, counted as a refused receipt.
+    private func rateLimited(_ what: String, wait: Int) -> GatewayAPIError {
+        metrics.recordReceiptRefused(cause: "rateLimited")
+        var error = GatewayAPIError(.tooManyRequests, "rateLimited", "\(what); retry after \(wait) s")
+        error.retryAfter = wait
+        return error
     }
 
     /// ``take(appID:bytes:client:)`` after the client's refused-receipt token was taken.
@@ -155,13 +159,7 @@ struct ReceiptIntake: Sendable {
         }
         // Opened: sealed by the device's own key, so this is the device's allowance to use up, no one else's.
         if let wait = limiter.admitReceipt(appID: appID, keyID: keyID) {
-            metrics.recordReceiptRefused(cause: "rateLimited")
-            var error = GatewayAPIError(
-                .tooManyRequests, "rateLimited",
-                "this device key is over its receipt rate limit (rateLimits.receiptsPerSecondPerDevice); retry after "
-                    + "\(wait) s")
-            error.retryAfter = wait
-            throw error
+            throw rateLimited("this device key is over its receipt rate limit (rateLimits.receiptsPerSecondPerDevice)", wait: wait)
         }
         let receipt = opened.receipt
         let (outcome, reason): (String, String?) =
