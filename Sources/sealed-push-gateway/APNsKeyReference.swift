@@ -25,16 +25,7 @@ struct APNsKeyReference {
     /// - Throws: ``OperatorError`` naming the option and what is wrong; never the key.
     init(path: String, keyID: String, teamID: String) throws {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        var status = stat()
-        guard lstat(absolute, &status) == 0 else { throw OperatorError("--apns-key \(absolute) does not exist") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw OperatorError("--apns-key \(absolute) must be a regular file, not a link or a directory")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw OperatorError(
-                "--apns-key \(absolute) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): "
-                    + "chmod 600 it")
-        }
+        try OwnerOnlyFile.require(absolute, option: "--apns-key")
         do { _ = try APNsSigningKey(contentsOfFile: absolute) } catch let error as SealedPushError {
             throw OperatorError("--apns-key \(absolute): \(error.message)")
         }
@@ -51,24 +42,6 @@ struct APNsKeyReference {
             guard let value else { continue }
             guard value.utf8.count == 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
             else { throw OperatorError("\(name) must be Apple's 10 characters of A-Z 0-9 (got '\(value)')") }
-        }
-    }
-}
-
-/// Checks that an existing server identity file the operator names (`--identity`) is a regular file only its owner
-/// may read, as the README and the help promise (0600), before the gateway seals with it.
-enum IdentityFileCheck {
-    /// - Parameter path: The absolute path.
-    /// - Throws: ``OperatorError`` naming the file and its mode; never the key.
-    static func requireOwnerOnly(_ path: String) throws {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { throw OperatorError("--identity \(path) does not exist") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw OperatorError("--identity \(path) must be a regular file, not a link or a directory")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw OperatorError(
-                "--identity \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
         }
     }
 }

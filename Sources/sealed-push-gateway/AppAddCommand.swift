@@ -58,7 +58,7 @@ struct AppAddCommand: AsyncParsableCommand {
             var created = false
             if let identity {
                 identityPath = URL(fileURLWithPath: identity).standardizedFileURL.path
-                try IdentityFileCheck.requireOwnerOnly(identityPath)
+                try OwnerOnlyFile.require(identityPath, option: "--identity")
                 do { _ = try ServerIdentity(contentsOfFile: identityPath) } catch let error as SealedPushError {
                     throw OperatorError("--identity: \(error.message)")
                 }

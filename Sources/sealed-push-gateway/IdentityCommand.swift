@@ -105,7 +105,7 @@ struct IdentityRotateCommand: AsyncParsableCommand {
         var prepared: (path: String, keyID: KeyID)?
         if let identity {
             let path = URL(fileURLWithPath: identity).standardizedFileURL.path
-            try IdentityFileCheck.requireOwnerOnly(path)
+            try OwnerOnlyFile.require(path, option: "--identity")
             do { prepared = (path, try ServerIdentity(contentsOfFile: path).keyID) } catch let error as SealedPushError {
                 throw OperatorError("--identity: \(error.message)")
             }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedPushCore
 
 /// What a notification is (`Specs/control-v1.md` §2): content a device shows, an update of such content, or a control
 /// message that shows nothing (a removal, sent when a notification is withdrawn, or a badge). Kept with the notification
@@ -21,7 +22,7 @@ public enum NotificationKind: Sendable, Hashable {
     public var storedText: String? {
         switch self {
         case .content: nil
-        case .update(let id): "update " + id.uuidString.lowercased()
+        case .update(let id): "update " + id.lowercasedString
         case .remove: "remove"
         case .badge: "badge"
         }

@@ -20,21 +20,21 @@ enum ConfigurationKeyCheck {
     /// Objects whose keys are names the operator chooses (app ids); their members are checked as `PATH.*`.
     static let namedSections: Set<String> = ["rateLimits.apps"]
 
-    /// Checks every object of the file's JSON (a file that is not JSON is left to the decoder's message).
+    /// Checks every object of the file's JSON (a root that is not an object is left to the decoder's message).
     /// - Parameters:
-    ///   - data: The file's bytes.
+    ///   - root: The file, parsed.
     ///   - file: The file's path, for the message.
     /// - Throws: ``GatewayConfigurationError`` naming the first unknown key (sorted), its path and the nearest
     ///   known key.
-    static func check(_ data: Data, file: String) throws {
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
-        try check(root, path: "", file: file)
+    static func check(_ root: JSONValue, file: String) throws {
+        guard case .object(let object) = root else { return }
+        try check(object, path: "", file: file)
     }
 
-    private static func check(_ object: [String: Any], path: String, file: String) throws {
+    private static func check(_ object: JSONObject, path: String, file: String) throws {
         if namedSections.contains(path) {
             for (name, value) in object {
-                if let child = value as? [String: Any] {
+                if case .object(let child) = value {
                     try check(child, path: path + ".*", file: file, shown: path + "." + name)
                 }
             }
@@ -43,9 +43,9 @@ enum ConfigurationKeyCheck {
         try check(object, path: path, file: file, shown: path)
     }
 
-    private static func check(_ object: [String: Any], path: String, file: String, shown: String) throws {
+    private static func check(_ object: JSONObject, path: String, file: String, shown: String) throws {
         guard let known = sections[path] else { return }
-        for key in object.keys.sorted() {
+        for key in object.map(\.key).sorted() {
             let full = path.isEmpty ? key : path + "." + key
             guard known.contains(key) else {
                 let nearest = NearestName.nearest(to: key, among: known) ?? ""
@@ -55,7 +55,7 @@ enum ConfigurationKeyCheck {
                     "\(file): unknown setting \"\(full)\"; did you mean \"\(prefix)\(nearest)\"? "
                         + "(known here: \(known.joined(separator: ", ")))")
             }
-            if let child = object[key] as? [String: Any] { try check(child, path: full, file: file) }
+            if case .object(let child)? = object[key] { try check(child, path: full, file: file) }
         }
     }
 }

@@ -252,7 +252,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             throw GatewayConfigurationError("\(path) is not valid JSON: \(error.message) (each setting may appear once)")
         }
         // A misspelled key would otherwise leave its setting at the default without a word.
-        try ConfigurationKeyCheck.check(data, file: path)
+        try ConfigurationKeyCheck.check(root, file: path)
         var configuration: GatewayConfiguration
         do {
             configuration = try JSONDecoder().decode(GatewayConfiguration.self, from: data)

@@ -86,22 +86,8 @@ struct DeviceRequest {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
-    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
-    }
-
     /// A fixed scalar for ``canSealTo(_:)`` (clamped by X25519 to a multiple of the cofactor 8).
     private static let probeScalar = [UInt8](repeating: 0x5a, count: 32)
-
-    /// Whether `text` is `YYYY-MM-DDTHH:MM:SSZ` (digits where the form has them).
-    private static func isTimestamp(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 20 else { return false }
-        let separators: [Int: UInt8] = [4: 0x2D, 7: 0x2D, 10: 0x54, 13: 0x3A, 16: 0x3A, 19: 0x5A]
-        return bytes.indices.allSatisfy { index in
-            separators[index].map { bytes[index] == $0 } ?? (0x30...0x39).contains(bytes[index])
-        }
-    }
 
     /// A whole number with thousands separated by commas (`7,200`).
     private static func grouped(_ value: Int64) -> String {
@@ -162,9 +148,11 @@ struct DeviceRequest {
         // The text form is exact: 16 lowercase hex digits (`Specs/envelope-v1.md` §7). The key id is stored as sent
         // and compared with the sealed-to key id as text, so another spelling of the same bytes is refused, never
         // kept.
-        guard keyID.utf8.count == 2 * KeyID.length, keyID.utf8.allSatisfy(Self.isLowercaseHexDigit) else {
+        // `KeyID(hex:)` reads either case; its own text form is the exact one.
+        let parsedKeyID = try? KeyID(hex: keyID)
+        guard let parsedKeyID, parsedKeyID.hex == keyID else {
             let detail =
-                keyID.utf8.count == 2 * KeyID.length && keyID.utf8.allSatisfy(Self.isHexDigit)
+                parsedKeyID != nil
                 ? "it has upper-case letters; send it as the device's key ring states it"
                 : "got \(keyID.utf8.count) characters"
             throw GatewayAPIError(
@@ -175,17 +163,14 @@ struct DeviceRequest {
         func date(_ name: String, required: Bool) throws -> Date? {
             guard let text = try fields.string(name, required: required) else { return nil }
             let field = "registration.\(name)"
-            // `Specs/keyring-v1.md` §4 and the contract's Timestamp: UTC, whole seconds, exactly this form.
-            guard Self.isTimestamp(text) else {
+            // `Specs/keyring-v1.md` §4 and the contract's Timestamp: UTC, whole seconds, exactly this form — the
+            // one a parsed time formats back to (a fraction, an offset or another separator does not).
+            guard let date = try? DeviceRegistration.parseDate(text, field: field),
+                DeviceRegistration.formatDate(date) == text
+            else {
                 throw GatewayAPIError.invalid(
                     "\(field) must be a UTC time written YYYY-MM-DDTHH:MM:SSZ (whole seconds, no offset; "
                         + "Specs/keyring-v1.md §4), for example 2026-11-21T10:00:00Z", field: field)
-            }
-            let date: Date
-            do {
-                date = try DeviceRegistration.parseDate(text, field: field)
-            } catch let error as SealedPushError {
-                throw GatewayAPIError.invalid(error.message, field: field)
             }
             guard date.timeIntervalSince1970 >= 0 else {
                 throw GatewayAPIError.invalid(

@@ -6,13 +6,16 @@ import NIOCore
 /// endpoint limits refused receipts by (``ReceiptIntake``: the only route without an API key).
 struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The peer of the connection (behind a reverse proxy, the proxy).
-    let remoteAddress: SocketAddress?
+    /// The connection, whose peer is read only when a route asks (the receipts endpoint), not for every send.
+    private let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
+
+    /// The peer of the connection (behind a reverse proxy, the proxy).
+    var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     /// The peer's IP address as text (its port left out: one client, many connections), or `unknown`.
     var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
@@ -23,6 +26,8 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
     /// a decoded id is still checked against the contract's `Identifier` by its caller.
     /// - Parameter name: The parameter's name in the route (`deviceId`).
     func pathID(_ name: String) -> String? {
-        parameters.get(name).flatMap { $0.removingPercentEncoding }
+        parameters.get(name).flatMap { text in
+            text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : text
+        }
     }
 }
