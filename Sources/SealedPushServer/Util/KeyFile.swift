@@ -22,7 +22,7 @@ package enum KeyFile {
     package static func writeAtomically(_ bytes: [UInt8], toPath path: String, replacingExisting: Bool) throws {
         let directory = directoryName(of: path)
         let suffix = Sodium.randomBytes(count: 8).map { String($0, radix: 16) }.joined()
-        let temporary = directory + "/." + baseName(of: path) + ".tmp-" + suffix
+        let temporary = directory + "/." + temporaryStem(of: baseName(of: path)) + ".tmp-" + suffix
 
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw ioError("cannot create a temporary file in \(directory)") }
@@ -202,6 +202,25 @@ package enum KeyFile {
     static func baseName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
+    }
+
+    /// The file name a temporary file starts with: `name` cut to at most 233 bytes of UTF-8 (at a character
+    /// boundary), so that `.<stem>.tmp-<16 hex>` stays within `NAME_MAX` (255) for every name the target may have.
+    ///
+    /// - Parameter name: The target's file name.
+    /// - Returns: `name`, or its longest prefix of whole characters within 233 bytes.
+    static func temporaryStem(of name: String) -> String {
+        let limit = 255 - ".".utf8.count - ".tmp-".utf8.count - 16
+        guard name.utf8.count > limit else { return name }
+        var stem = ""
+        var bytes = 0
+        for scalar in name.unicodeScalars {
+            let size = String(scalar).utf8.count
+            guard bytes + size <= limit else { break }
+            stem.unicodeScalars.append(scalar)
+            bytes += size
+        }
+        return stem
     }
 
     private static func ioError(_ what: String) -> SealedPushError {

@@ -43,6 +43,20 @@ import Testing
         #expect(loaded.keyID.hex == Fixtures.serverKeyIDHex)
     }
 
+    /// Audit (stop 48, L3): a legal 240-byte name was refused ("File name too long"): the temporary name added
+    /// 22 bytes. Names up to NAME_MAX (255 bytes), multi-byte ones too, are written.
+    @Test(arguments: [String(repeating: "a", count: 240), String(repeating: "k", count: 255),
+                      String(repeating: "é", count: 127) + "x"])
+    func longestNamesAreWritten(name: String) throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let identity = try ServerIdentity.generate()
+        try identity.write(toFile: directory + "/" + name)
+        #expect(try ServerIdentity(contentsOfFile: directory + "/" + name).publicKey == identity.publicKey)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [name])
+        #expect(try permissions(directory + "/" + name) == 0o600)
+    }
+
     @Test func roundTripOfGeneratedKey() throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
