@@ -36,6 +36,33 @@ struct FileKeyStoreTests {
         #expect(try manager.registration() == registration)
     }
 
+    /// Audit (stop 48, L8): `device init --keyring DIR` on an existing directory changed it to 0700 (`--keyring .`
+    /// made the working directory private). An existing directory keeps its mode; one that others may write to is
+    /// refused, naming its mode, and left as it was.
+    @Test("an existing directory keeps its mode; one others may write to is refused")
+    func existingDirectoryKeepsItsMode() throws {
+        let parent = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(parent) }
+        let shared = parent.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shared.path)
+        _ = try DeviceKeyManager(directory: shared).create(now: 100)
+        #expect(try mode(shared) == 0o755)
+        #expect(try mode(shared.appendingPathComponent("keyring.json")) == 0o600)
+
+        let open = parent.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o775], ofItemAtPath: open.path)
+        #expect {
+            _ = try DeviceKeyManager(directory: open).create(now: 100)
+        } throws: { error in
+            let error = error as? SealedPushError
+            return error?.code == .keyStoreCorrupt && error?.message.contains("mode 775") == true
+        }
+        #expect(try mode(open) == 0o775)
+        #expect(listing(open).isEmpty)
+    }
+
     @Test("read-only store never creates anything: missing directory or file → keysUnavailable")
     func readOnlyNeverCreates() throws {
         let parent = try makeTemporaryDirectory()

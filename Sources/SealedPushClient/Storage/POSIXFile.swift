@@ -60,18 +60,22 @@ enum POSIXFile {
         }
     }
 
-    /// Creates `path` with mode 0700 if missing (missing parents are created with the default mode), and tightens an
-    /// existing directory to 0700. A symbolic link (or anything not a directory) at `path` is refused with
-    /// `keyStoreCorrupt`, and the mode is changed through a descriptor opened with `O_NOFOLLOW`, so no link target
-    /// is ever changed.
+    /// Creates `path` with mode 0700 if missing (missing parents are created with the default mode). An existing
+    /// directory is used as it is — its mode is never changed (`--keyring .` must not make the working directory
+    /// private) — if this user owns it and only the owner may write to it; otherwise it is refused with
+    /// `keyStoreCorrupt` naming its owner or mode. A symbolic link (or anything not a directory) at `path` is refused
+    /// with `keyStoreCorrupt`; the directory is opened with `O_NOFOLLOW` and checked with `fstat`, so no link target
+    /// is ever changed or trusted.
     static func ensurePrivateDirectory(_ path: String) throws {
-        if mkdir(path, 0o700) != 0, errno == ENOENT {
+        var created = mkdir(path, 0o700) == 0
+        if !created, errno == ENOENT {
             let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !parent.isEmpty, parent != path {
                 try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             }
+            created = mkdir(path, 0o700) == 0
         }
-        if mkdir(path, 0o700) != 0 {
+        if !created {
             let code = errno
             guard code == EEXIST else {
                 throw SealedPushError(.io, "cannot create directory \(path): \(errnoText(code))")
@@ -87,8 +91,29 @@ enum POSIXFile {
             throw SealedPushError(.io, "cannot open directory \(path): \(errnoText(code))")
         }
         defer { close(fd) }
-        guard fchmod(fd, 0o700) == 0 else {
-            throw SealedPushError(.io, "cannot set mode 0700 on \(path): \(errnoText(errno))")
+        if created {
+            // Exactly 0700, whatever the umask took from `mkdir`'s mode.
+            guard fchmod(fd, 0o700) == 0 else {
+                throw SealedPushError(.io, "cannot set mode 0700 on \(path): \(errnoText(errno))")
+            }
+            return
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw SealedPushError(.io, "cannot read the mode of \(path): \(errnoText(errno))")
+        }
+        guard status.st_uid == geteuid() else {
+            throw SealedPushError(
+                .keyStoreCorrupt,
+                "\(path) belongs to another user (uid \(status.st_uid)), who could replace the key files in it: use a "
+                    + "directory of your own (a missing one is created with mode 0700)")
+        }
+        let mode = UInt32(status.st_mode) & 0o7777
+        guard mode & 0o022 == 0 else {
+            throw SealedPushError(
+                .keyStoreCorrupt,
+                "\(path) is mode \(String(mode, radix: 8)): others may write to it and replace the key files in it; "
+                    + "remove their write access (chmod go-w) or use a new directory (created with mode 0700)")
         }
     }
 
