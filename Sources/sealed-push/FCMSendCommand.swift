@@ -61,7 +61,6 @@ struct FCMSendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let proxy = try proxyOptions.providerProxy()
         var logger = Logger(label: "sealedpush.fcm-send", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = verbose ? .debug : .error
         let client: FCMClient
@@ -70,6 +69,7 @@ struct FCMSendCommand: AsyncParsableCommand {
         let content: NotificationContent
         let ttl = seal.ttl
         do {
+            let proxy = try proxyOptions.providerProxy()
             sealer = try Sealer(identity: ServerIdentity(contentsOfFile: serverKey), topic: applicationID)
             device = try DevicePublicKey(text: devicePublic)
             content = try seal.notificationContent()

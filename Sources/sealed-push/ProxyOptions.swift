@@ -14,34 +14,36 @@ struct ProxyOptions: ParsableArguments {
         help: "A file (mode 0600) holding the proxy's user:password; never on the command line.")
     var proxyCredentials: String?
 
+    /// `--proxy-credentials` without `--proxy` is a usage error.
+    func validate() throws {
+        if proxy == nil, proxyCredentials != nil { throw ValidationError("--proxy-credentials needs --proxy") }
+    }
+
     /// The proxy, with its credentials read from their file.
-    /// - Throws: `ValidationError` naming the option (never echoing a password).
+    ///
+    /// Called by `run()`: its errors are the command's errors (`error: <code>: <message>`, exit status 1, as a bad
+    /// `--endpoint`'s), not usage errors.
+    /// - Throws: `SealedPushError` naming the option (never echoing a password): `invalidArgument` for a proxy URL
+    ///   the client cannot use, `io` for a credentials file it cannot read.
     func providerProxy() throws -> ProviderProxy? {
-        guard let proxy else {
-            if proxyCredentials != nil { throw ValidationError("--proxy-credentials needs --proxy") }
-            return nil
-        }
+        guard let proxy else { return nil }
         let parsed: ProviderProxy
         do { parsed = try ProviderProxy(url: proxy) } catch let error as SealedPushError {
-            throw ValidationError("--proxy: \(error.message)")
+            throw SealedPushError(error.code, "--proxy: \(error.message)")
         }
         guard parsed.username == nil else {
-            throw ValidationError(
+            throw SealedPushError(
+                .invalidArgument,
                 "--proxy must not hold a user or password (other users can read a command line): put user:password in "
                     + "a 0600 file and pass --proxy-credentials FILE")
         }
         guard let file = proxyCredentials else { return parsed }
-        var bytes: [UInt8]
-        do { bytes = try KeyFile.readPrivate(path: file, limit: 4096, what: "--proxy-credentials") } catch let error
-            as SealedPushError
-        {
-            throw ValidationError(error.message)
-        }
+        var bytes = try KeyFile.readPrivate(path: file, limit: 4096, what: "--proxy-credentials")
         defer { Sodium.wipe(&bytes) }
         do {
             return try parsed.withCredentials(fromFile: bytes)
         } catch let error as SealedPushError {
-            throw ValidationError("--proxy-credentials \(file): \(error.message)")
+            throw SealedPushError(error.code, "--proxy-credentials \(file): \(error.message)")
         }
     }
 }

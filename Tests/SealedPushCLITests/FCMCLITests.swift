@@ -130,9 +130,23 @@ import SealedPushProxyTestSupport
         let inline = try cli.run(
             sendArguments(cli, port: port, token: Self.token, devicePublic: device)
                 + ["--proxy", "http://cli:secret@127.0.0.1:\(proxy.port)"])
-        #expect(inline.status != 0)
-        #expect(inline.stderr.contains("--proxy must not hold a user or password"), "\(inline.stderr)")
+        // An error of the run (exit 1, `error: <code>:`), as a bad --endpoint is, not a usage error (64).
+        #expect(inline.status == 1, "\(inline.stderr)")
+        #expect(inline.stderr.contains("error: invalidArgument: --proxy must not hold a user or password"), "\(inline.stderr)")
         #expect(!inline.stderr.contains("secret"))
+        #expect(!inline.stderr.contains("Usage:"), "\(inline.stderr)")
+        // A credentials file that cannot be read: an error of the run naming the option.
+        let missing = try cli.run(
+            sendArguments(cli, port: port, token: Self.token, devicePublic: device)
+                + ["--proxy", "http://127.0.0.1:\(proxy.port)", "--proxy-credentials", cli.path("no-such-file")])
+        #expect(missing.status == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("error: io:") && missing.stderr.contains("--proxy-credentials"), "\(missing.stderr)")
+        // Credentials without a proxy is how the options were combined: a usage error.
+        let orphan = try cli.run(
+            sendArguments(cli, port: port, token: Self.token, devicePublic: device)
+                + ["--proxy-credentials", credentials])
+        #expect(orphan.status == 64, "\(orphan.stderr)")
+        #expect(orphan.stderr.contains("--proxy-credentials needs --proxy"), "\(orphan.stderr)")
         #expect(proxy.requests.count == 1)
         await proxy.stop()
     }
