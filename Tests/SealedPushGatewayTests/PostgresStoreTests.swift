@@ -47,4 +47,5 @@ struct PostgresStoreTests {
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(PostgresHarness()) }
     @Test func withdrawRacingDelivery() async throws { try await LifecycleContract.withdrawRacingDelivery(PostgresHarness()) }
     @Test func receiptsRecordedOnce() async throws { try await LifecycleContract.receiptsRecordedOnce(PostgresHarness()) }
+    @Test func skippedDevicesKeptWithTheNotification() async throws { try await SkippedDevicesContract.keptWithTheNotification(PostgresHarness()) }
 }

@@ -42,6 +42,7 @@ struct SQLiteStoreTests {
     @Test func expiryCountsByPlatform() async throws { try await PlatformContract.expiryCountsByPlatform(SQLiteHarness()) }
     @Test func withdrawRacingDelivery() async throws { try await LifecycleContract.withdrawRacingDelivery(SQLiteHarness()) }
     @Test func receiptsRecordedOnce() async throws { try await LifecycleContract.receiptsRecordedOnce(SQLiteHarness()) }
+    @Test func skippedDevicesKeptWithTheNotification() async throws { try await SkippedDevicesContract.keptWithTheNotification(SQLiteHarness()) }
 
     /// The database is in WAL mode (its `-wal` file is what the plaintext scan reads besides the main file).
     @Test func walMode() async throws {

@@ -55,4 +55,12 @@ extension DeviceRegistration {
             publicKey: publicKey, keyId: keyId, createdAt: createdAt, expiresAt: expiresAt, platform: address.platform,
             fcmToken: address.platform == .fcm ? address.token : nil)
     }
+
+    /// The record with its key id in lowercase, the text form the stores keep: a receipt finds its device by the
+    /// key id as exact text, and an enqueue compares a job's with it.
+    var lowercasingKeyID: DeviceRegistration {
+        var record = self
+        record.keyId = keyId.lowercased()
+        return record
+    }
 }

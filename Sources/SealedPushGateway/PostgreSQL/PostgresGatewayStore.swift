@@ -119,6 +119,11 @@ public final class PostgresGatewayStore: GatewayStore {
     /// server and the cause, rather than after the migration's own deadline (the pool only logs connection failures
     /// while it retries).
     public func migrate() async throws -> Int {
+        try await migrate(upTo: .max)
+    }
+
+    /// Applies the migrations the database lacks up to `version` (tests build older schemas with it).
+    func migrate(upTo version: Int) async throws -> Int {
         if server != nil { try await checkConnection() }
         return try await transaction("migrating", deadline: max(callDeadline, Self.migrationDeadline)) { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
@@ -135,7 +140,7 @@ public final class PostgresGatewayStore: GatewayStore {
                     .schemaTooNew, "the database is at schema version \(current); this gateway knows up to \(latest)")
             }
             var applied = 0
-            for migration in PostgresMigrations.all where migration.version > current {
+            for migration in PostgresMigrations.all where migration.version > current && migration.version <= version {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -332,6 +337,8 @@ public final class PostgresGatewayStore: GatewayStore {
         appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
         now: Date
     ) async throws -> DevicePutResult {
+        // Migration 16 lower-cased the key ids stored before; none in another case is written since.
+        let registration = registration.lowercasingKeyID
         let nowMillis = Millis.from(now)
         let platform = address.platform.rawValue, token = address.token, environment = address.environmentColumn
         let keyCreated = Millis.from(registration.createdAt)
@@ -557,8 +564,7 @@ public final class PostgresGatewayStore: GatewayStore {
             let changed = notification.jobs.indices.first { index in
                 let job = notification.jobs[index]
                 guard let keyID = job.keyID, let device = registered[index] else { return false }
-                return !GatewayStoreError.sameKeyID(stored: device.keyID, sealed: keyID)
-                    || device.address.platform != job.body.platform
+                return device.keyID != keyID || device.address.platform != job.body.platform
             }
             return changed.map { GatewayStoreError.deviceKeyChanged(deviceID: notification.jobs[$0].deviceID, index: $0) }
         }
@@ -579,6 +585,7 @@ public final class PostgresGatewayStore: GatewayStore {
             notifications.requestDigests.append(
                 notification.idempotencyKey == nil ? "" : (notification.requestDigest ?? ""))
             notifications.kinds.append(notification.kind.storedText ?? "")
+            notifications.skippedDevices.append(SkippedDevice.storedText(notification.skippedDevices) ?? "")
         }
         if !notifications.ids.isEmpty {
             for try await id in try await connection.execute(notifications, logger: logger) { inserted.insert(id) }
@@ -623,6 +630,7 @@ public final class PostgresGatewayStore: GatewayStore {
             var id: UUID
             var jobs: Int
             var digest: String?
+            var skipped: [SkippedDevice]
         }
         var stored: [DeviceKey: Stored] = [:]  // by app id and idempotency key
         let keyed = batch.filter { !inserted.contains($0.id) && $0.idempotencyKey != nil }
@@ -630,14 +638,17 @@ public final class PostgresGatewayStore: GatewayStore {
             let rows = try await connection.query(
                 """
                 SELECT n.app_id, n.idempotency_key, n.id, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id),
-                       n.request_digest
+                       n.request_digest, n.skipped_devices
                 FROM notifications n
                 JOIN (SELECT DISTINCT * FROM unnest(\(keyed.map(\.appID))::text[],
                                                     \(keyed.map { $0.idempotencyKey ?? "" })::text[])) AS k(app_id, key)
                     ON n.app_id = k.app_id AND n.idempotency_key = k.key
                 """, logger: logger)
-            for try await (appID, key, id, jobs, digest) in rows.decode((String, String, UUID, Int, String?).self) {
-                stored[DeviceKey(appID: appID, deviceID: key)] = Stored(id: id, jobs: jobs, digest: digest)
+            for try await (appID, key, id, jobs, digest, skipped)
+                in rows.decode((String, String, UUID, Int, String?, String?).self)
+            {
+                stored[DeviceKey(appID: appID, deviceID: key)] = Stored(
+                    id: id, jobs: jobs, digest: digest, skipped: SkippedDevice.devices(storedText: skipped))
             }
         }
         return try batch.indices.map { index in
@@ -665,7 +676,10 @@ public final class PostgresGatewayStore: GatewayStore {
                         id: notification.id, replayed: false, jobCount: notification.jobs.count, claimed: claimed))
             }
             if let key = notification.idempotencyKey, let row = stored[DeviceKey(appID: notification.appID, deviceID: key)] {
-                return .success(EnqueueResult(id: row.id, replayed: true, jobCount: row.jobs, requestDigest: row.digest))
+                return .success(
+                    EnqueueResult(
+                        id: row.id, replayed: true, jobCount: row.jobs, requestDigest: row.digest,
+                        skippedDevices: row.skipped))
             }
             if let error = refused[index] { return .failure(error) }
             throw GatewayStoreError(.database, "PostgreSQL: an idempotency key conflicted but no row was found")
@@ -1083,12 +1097,12 @@ public final class PostgresGatewayStore: GatewayStore {
         try await run("reading notification status") { connection, logger in
             let rows = try await connection.query(
                 """
-                SELECT priority, collapse_id, created_at, expires_at, withdrawn_at, kind FROM notifications
-                WHERE id = \(notificationID) AND app_id = \(appID)
+                SELECT priority, collapse_id, created_at, expires_at, withdrawn_at, kind, skipped_devices
+                FROM notifications WHERE id = \(notificationID) AND app_id = \(appID)
                 """, logger: logger)
-            var header: (Int, String?, Int64, Int64, Int64?, String?)?
-            for try await row in rows.decode((Int, String?, Int64, Int64, Int64?, String?).self) { header = row }
-            guard let (priority, collapseID, createdAt, expiresAt, withdrawnAt, kind) = header else { return nil }
+            var header: (Int, String?, Int64, Int64, Int64?, String?, String?)?
+            for try await row in rows.decode((Int, String?, Int64, Int64, Int64?, String?, String?).self) { header = row }
+            guard let (priority, collapseID, createdAt, expiresAt, withdrawnAt, kind, skipped) = header else { return nil }
             var deliveries: [NotificationStatus.Delivery] = []
             let jobs = try await connection.query(
                 """
@@ -1121,7 +1135,8 @@ public final class PostgresGatewayStore: GatewayStore {
             return NotificationStatus(
                 id: notificationID, appID: appID, priority: priority, collapseID: collapseID,
                 createdAt: Millis.date(createdAt), expiresAt: Millis.date(expiresAt), deliveries: deliveries,
-                withdrawnAt: withdrawnAt.map(Millis.date), kind: NotificationKind(storedText: kind))
+                withdrawnAt: withdrawnAt.map(Millis.date), kind: NotificationKind(storedText: kind),
+                skippedDevices: SkippedDevice.devices(storedText: skipped))
         }
     }
 

@@ -115,5 +115,6 @@ enum PostgresMigrations {
                 "ALTER TABLE jobs VALIDATE CONSTRAINT jobs_lease_only_claimed",
             ]),
         PortableMigrations.notificationKinds(version: 15),
+        PortableMigrations.lowercaseKeyIDsAndSkippedDevices(version: 16),
     ]
 }

@@ -17,6 +17,8 @@ public struct EnqueueResult: Sendable, Hashable {
     /// The jobs enqueued `claimed` under the notification's ``NewNotification/lease``, in its jobs' order (those of
     /// unregistered devices left out); empty without a lease and when ``replayed``.
     public var claimed: [ClaimedJob]
+    /// When ``replayed``: the devices the first request left out (``NewNotification/skippedDevices``).
+    public var skippedDevices: [SkippedDevice]
 
     /// Creates a result.
     /// - Parameters:
@@ -25,7 +27,12 @@ public struct EnqueueResult: Sendable, Hashable {
     ///   - jobCount: The number of jobs.
     ///   - requestDigest: When replayed, the first request's digest.
     ///   - claimed: The jobs enqueued under the notification's lease.
-    public init(id: UUID, replayed: Bool, jobCount: Int, requestDigest: String? = nil, claimed: [ClaimedJob] = []) {
+    ///   - skippedDevices: When replayed, the devices the first request left out.
+    public init(
+        id: UUID, replayed: Bool, jobCount: Int, requestDigest: String? = nil, claimed: [ClaimedJob] = [],
+        skippedDevices: [SkippedDevice] = []
+    ) {
+        self.skippedDevices = skippedDevices
         self.claimed = claimed
         self.id = id
         self.replayed = replayed

@@ -59,6 +59,9 @@ public struct NewNotification: Sendable, Hashable {
     /// What it is: content, an update of a notification, or a control message (kept with it, see
     /// ``NotificationKind``).
     public var kind: NotificationKind
+    /// The devices the send reached only through their users and left out (they cannot be sealed to), kept with the
+    /// notification for a replay of its idempotency key and its status. At most one per device the send reached.
+    public var skippedDevices: [SkippedDevice]
 
     /// Creates a notification to enqueue.
     /// - Parameters:
@@ -73,11 +76,13 @@ public struct NewNotification: Sendable, Hashable {
     ///   - requestDigest: The request's digest, kept with the idempotency key.
     ///   - lease: Enqueue the jobs claimed under this lease (``lease``); nil: queued.
     ///   - kind: What it is (content by default).
+    ///   - skippedDevices: The devices the send left out (none by default).
     public init(
         id: UUID = TimeOrderedUUID.make(), appID: String, idempotencyKey: String? = nil, priority: Int = 10,
         collapseID: String? = nil, createdAt: Date, expiresAt: Date, jobs: [Job], requestDigest: String? = nil,
-        lease: JobLease? = nil, kind: NotificationKind = .content
+        lease: JobLease? = nil, kind: NotificationKind = .content, skippedDevices: [SkippedDevice] = []
     ) {
+        self.skippedDevices = skippedDevices
         self.kind = kind
         self.lease = lease
         self.id = id

@@ -61,12 +61,17 @@ public struct NotificationStatus: Sendable, Hashable {
     public var withdrawnAt: Date?
     /// What it is: content, an update of a notification, or a control message.
     public var kind: NotificationKind
+    /// The devices the send reached only through their users and left out (``NewNotification/skippedDevices``), in
+    /// the send's order.
+    public var skippedDevices: [SkippedDevice]
 
     /// Creates a status.
     public init(
         id: UUID, appID: String, priority: Int, collapseID: String?, createdAt: Date, expiresAt: Date,
-        deliveries: [Delivery], withdrawnAt: Date? = nil, kind: NotificationKind = .content
+        deliveries: [Delivery], withdrawnAt: Date? = nil, kind: NotificationKind = .content,
+        skippedDevices: [SkippedDevice] = []
     ) {
+        self.skippedDevices = skippedDevices
         self.kind = kind
         self.withdrawnAt = withdrawnAt
         self.id = id

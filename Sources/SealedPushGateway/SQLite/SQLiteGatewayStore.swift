@@ -284,6 +284,8 @@ public final class SQLiteGatewayStore: GatewayStore {
         appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
         now: Date
     ) async throws -> DevicePutResult {
+        // Migration 15 lower-cased the key ids stored before; none in another case is written since.
+        let registration = registration.lowercasingKeyID
         let device = StoredDevice(
             appID: appID, deviceID: deviceID, address: address, registration: registration.on(address),
             registeredAt: Millis.date(Millis.from(now)), userID: userID)
@@ -472,7 +474,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs
+                        SELECT n.id, n.request_digest, (SELECT COUNT(*) FROM jobs WHERE notification_id = n.id) AS jobs,
+                               n.skipped_devices
                         FROM notifications n WHERE n.app_id = ? AND n.idempotency_key = ?
                         """),
                 arguments: [notification.appID, key])
@@ -480,7 +483,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             return .replay(
                 EnqueueResult(
                     id: UUID(uuidString: row["id"])!, replayed: true, jobCount: row["jobs"],
-                    requestDigest: row["request_digest"]))
+                    requestDigest: row["request_digest"],
+                    skippedDevices: SkippedDevice.devices(storedText: row["skipped_devices"])))
         }
         var addresses: [PushAddress?] = []  // by job; under a lease, recorded on the job as a claim records it
         for (index, job) in notification.jobs.enumerated() {
@@ -497,10 +501,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                     .unknownDevice, "device '\(job.deviceID)' is not registered in this app",
                     field: "devices[\(index)]")
             }
-            if let keyID = job.keyID,
-                !GatewayStoreError.sameKeyID(stored: row[4] as String, sealed: keyID)
-                    || (row[1] as String) != job.body.platform.rawValue
-            {
+            if let keyID = job.keyID, (row[4] as String) != keyID || (row[1] as String) != job.body.platform.rawValue {
                 throw GatewayStoreError.deviceKeyChanged(deviceID: job.deviceID, index: index)
             }
             // nil: the device is marked unregistered (its job starts `unregistered`, under a lease or not).
@@ -521,17 +522,19 @@ public final class SQLiteGatewayStore: GatewayStore {
             notification.collapseID, created, Millis.from(notification.expiresAt),
             notification.idempotencyKey == nil ? nil : notification.requestDigest,
         ]
-        if let kind = notification.kind.storedText {
-            arguments += [kind]
+        let skipped = SkippedDevice.storedText(notification.skippedDevices)
+        if notification.kind.storedText != nil || skipped != nil {
+            arguments += [notification.kind.storedText, skipped]
             try db.cachedStatement(
                 sql: """
                     INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
-                                               request_digest, kind)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                               request_digest, kind, skipped_devices)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: arguments)
         } else {
-            // Content (nearly every send) leaves `kind` null, its default: the statement of before the column.
+            // Content to devices that could all be sealed to (nearly every send) leaves `kind` and `skipped_devices`
+            // null, their default: the statement of before the columns.
             try db.cachedStatement(
                 sql: """
                     INSERT INTO notifications (id, app_id, idempotency_key, priority, collapse_id, created_at, expires_at,
@@ -856,7 +859,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 id: notificationID, appID: row["app_id"], priority: row["priority"], collapseID: row["collapse_id"],
                 createdAt: Millis.date(row["created_at"]), expiresAt: Millis.date(row["expires_at"]),
                 deliveries: deliveries, withdrawnAt: withdrawnAt.map(Millis.date),
-                kind: NotificationKind(storedText: row["kind"]))
+                kind: NotificationKind(storedText: row["kind"]),
+                skippedDevices: SkippedDevice.devices(storedText: row["skipped_devices"]))
         }
     }
 

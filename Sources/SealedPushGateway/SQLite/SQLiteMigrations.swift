@@ -103,6 +103,7 @@ enum SQLiteMigrations {
                 "CREATE INDEX jobs_app_due ON jobs (state, app_id, not_before) WHERE state IN ('queued', 'claimed')",
             ]),
         PortableMigrations.notificationKinds(version: 14),
+        PortableMigrations.lowercaseKeyIDsAndSkippedDevices(version: 15),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

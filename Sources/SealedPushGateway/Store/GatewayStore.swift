@@ -78,7 +78,8 @@ public protocol GatewayStore: Sendable {
     /// last wins (`Specs/keyring-v1.md` §4, arrival order, never `createdAt`). Clears an unregistered mark. The
     /// caller has validated the registration (key id recomputed, `createdAt` at most 600 s ahead). `userID` replaces
     /// the device's user (nil: none). Another registered device of the app with the same address loses it (one
-    /// device per token, ``DevicePutResult/tokenTakenFrom``).
+    /// device per token, ``DevicePutResult/tokenTakenFrom``). The key id is stored in lowercase, its text form
+    /// (``device(appID:keyID:)`` and ``enqueue(_:)`` compare key ids as exact text).
     /// - Throws: ``GatewayStoreError`` `unknownApp` when the app does not exist.
     func putDevice(
         appID: String, deviceID: String, address: PushAddress, registration: DeviceRegistration, userID: String?,
@@ -115,8 +116,9 @@ public protocol GatewayStore: Sendable {
     /// key (nil for a key stored before digests were kept), if the app used the key.
     func idempotentRequest(appID: String, idempotencyKey: String) async throws -> (id: UUID, requestDigest: String?)?
 
-    /// Commits a notification and one job per device in one transaction. A notification whose idempotency key the
-    /// app used before writes nothing and returns the first id (`replayed`) with the first request's digest. Jobs
+    /// Commits a notification and one job per device in one transaction, with the devices its send left out
+    /// (``NewNotification/skippedDevices``). A notification whose idempotency key the app used before writes nothing
+    /// and returns the first id (`replayed`) with the first request's digest and devices left out. Jobs
     /// of devices marked unregistered start `unregistered`; the others start `queued`, or `claimed` under the
     /// notification's ``NewNotification/lease`` (returned in ``EnqueueResult/claimed`` exactly as a claim by the
     /// lease's owner would return them: first attempt, the device's current address).
@@ -176,7 +178,8 @@ public protocol GatewayStore: Sendable {
     /// - Returns: How many notifications were deleted.
     func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int
 
-    /// A notification of this app with each device's delivery, or nil (also when it belongs to another app).
+    /// A notification of this app with each device's delivery and the devices its send left out, or nil (also when
+    /// it belongs to another app).
     func notificationStatus(appID: String, notificationID: UUID) async throws -> NotificationStatus?
 
     /// Withdraws a notification (`DELETE …/notifications/{id}`) in one transaction: its `queued` jobs end

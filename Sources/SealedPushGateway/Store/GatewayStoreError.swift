@@ -52,15 +52,6 @@ public struct GatewayStoreError: Error, Sendable, Hashable, CustomStringConverti
             field: "devices[\(index)]")
     }
 
-    /// Whether a device's stored key id names the key a job was sealed to (`sealed`: the key id's text form, 16
-    /// lowercase hex digits). The comparison ignores case: a registration accepted before the gateway refused
-    /// upper-case key ids holds its key id as the device sent it, and the same bytes in another case are the same
-    /// key (a registration's key id is checked against its public key). Without that, every send to such a device
-    /// was refused as a key change, on every attempt.
-    static func sameKeyID(stored: String, sealed: String) -> Bool {
-        stored == sealed || stored.lowercased() == sealed.lowercased()
-    }
-
     /// Whether the error refuses one notification of an enqueue (``GatewayStore/enqueueBatch(_:)``), not the batch.
     var refusesOneNotification: Bool {
         code == .unknownDevice || code == .deviceKeyChanged || code == .invalidArgument

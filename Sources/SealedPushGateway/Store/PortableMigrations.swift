@@ -153,4 +153,29 @@ enum PortableMigrations {
             version: version, name: "notifications: kind (content, update of which, remove, badge)",
             statements: ["ALTER TABLE notifications ADD COLUMN kind TEXT"])
     }
+
+    /// Device key ids in their text form, and the devices a send left out kept with it (SQLite's version 15,
+    /// PostgreSQL's 16):
+    /// - Key ids lower-cased (`devices.key_id`, and `job_messages.key_id` should any be upper-case: the gateway
+    ///   always wrote those in lowercase). Gateways before registration refused an upper-case `keyId` stored it as
+    ///   sent, and a receipt finds its device by the key id it was sealed with, in lowercase hex, as exact text: a
+    ///   receipt from such a device was refused until it registered again. No unique constraint holds a key id
+    ///   (`devices` is keyed by device id and token, `job_messages` by job and by message id, `receipts` by receipt
+    ///   id), so lower-casing cannot collide with another row and every row is kept as it was otherwise. Two devices
+    ///   of an app whose key ids become equal held the same key before, in two spellings (a registration's key id
+    ///   is that of its public key), as two devices may in one; a receipt sealed by that key finds its job by its
+    ///   message id, whichever of them it was sent to. Only the rows to change are written; the store writes key ids
+    ///   in lowercase since (``GatewayStore/putDevice(appID:deviceID:address:registration:userID:now:)``).
+    /// - `notifications.skipped_devices`: the devices a send reached only through their users and left out (they
+    ///   could not be sealed to), so a replay of its idempotency key and its status list them as its `202` did;
+    ///   null when none was (``SkippedDevice/storedText(_:)``).
+    static func lowercaseKeyIDsAndSkippedDevices(version: Int) -> Migration {
+        Migration(
+            version: version, name: "device key ids in lowercase; the devices a send left out",
+            statements: [
+                "UPDATE devices SET key_id = lower(key_id) WHERE key_id <> lower(key_id)",
+                "UPDATE job_messages SET key_id = lower(key_id) WHERE key_id <> lower(key_id)",
+                "ALTER TABLE notifications ADD COLUMN skipped_devices TEXT",
+            ])
+    }
 }

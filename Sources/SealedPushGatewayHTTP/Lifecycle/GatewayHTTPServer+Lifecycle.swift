@@ -167,7 +167,7 @@ extension GatewayHTTPServer {
         if accepted.replayed { headers[Self.idempotentReplayed] = "true" }
         headers[.contentType] = "application/json"
         let body = SendAcceptedModel(
-            id: id, devices: accepted.deviceCount, skippedDevices: accepted.skipped.isEmpty ? nil : accepted.skipped
+            id: id, devices: accepted.deviceCount, skippedDevices: SkippedDeviceModel.list(accepted.skipped)
         ).json
         return Response(status: .accepted, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -145,9 +145,8 @@ struct DeviceRequest {
                 "registration.publicKey is a low-order X25519 point: nothing can be sealed to it (RFC 9180 §7.1.4); "
                     + "the device must generate a new key pair", field: "registration.publicKey")
         }
-        // The text form is exact: 16 lowercase hex digits (`Specs/envelope-v1.md` §7). The key id is stored as sent
-        // and compared with the sealed-to key id as text, so another spelling of the same bytes is refused, never
-        // kept.
+        // The text form is exact: 16 lowercase hex digits (`Specs/envelope-v1.md` §7). A receipt finds its device by
+        // the key id as text, so another spelling of the same bytes is refused, never kept.
         // `KeyID(hex:)` reads either case; its own text form is the exact one.
         let parsedKeyID = try? KeyID(hex: keyID)
         guard let parsedKeyID, parsedKeyID.hex == keyID else {

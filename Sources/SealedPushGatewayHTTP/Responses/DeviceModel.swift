@@ -23,8 +23,9 @@ struct DeviceModel: Encodable {
         case .apns: apnsToken = shortened
         case .fcm: fcmToken = shortened
         }
-        // Lower case, as the contract's pattern says, also for a registration stored before upper case was refused.
-        keyId = device.registration.keyId.lowercased()
+        // Lower case, as the contract's pattern says: the store keeps key ids so (its migration lower-cased the
+        // registrations stored before upper case was refused).
+        keyId = device.registration.keyId
         registeredAt = DeviceRegistration.formatDate(device.registeredAt)
         unregisteredAt = device.unregisteredAt.map(DeviceRegistration.formatDate)
         userId = device.userID

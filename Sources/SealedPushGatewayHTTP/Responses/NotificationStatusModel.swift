@@ -33,6 +33,9 @@ struct NotificationStatusModel: Encodable {
     var collapseId: String?
     var withdrawnAt: String?
     var devices: [Delivery]
+    /// The devices the send reached only through their users and left out, as its `202` listed them; absent when
+    /// none was.
+    var skippedDevices: [SkippedDeviceModel]?
 
     init(_ status: NotificationStatus) {
         id = status.id.uuidString.lowercased()
@@ -53,5 +56,6 @@ struct NotificationStatusModel: Encodable {
                         receivedAt: DeviceRegistration.formatDate(receipt.receivedAt), count: receipt.count)
                 })
         }
+        skippedDevices = SkippedDeviceModel.list(status.skippedDevices)
     }
 }

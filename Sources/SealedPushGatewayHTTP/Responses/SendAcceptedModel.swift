@@ -4,8 +4,9 @@ import Foundation
 struct SendAcceptedModel: Encodable {
     var id: String
     var devices: Int
-    /// The devices of the users named that could not be sealed to and got no job; absent when none was left out.
-    var skippedDevices: [NotificationFanOut.SkippedDevice]? = nil
+    /// The devices of the users named that could not be sealed to and got no job (the first request's, for a
+    /// replay); absent when none was left out.
+    var skippedDevices: [SkippedDeviceModel]? = nil
 
     /// The JSON `JSONResponse` would encode (sorted keys), written directly: every accepted send answers with it, and
     /// Foundation's encoder was about 1 % of the gateway's CPU at capacity. `id` is a lowercase UUID (hex digits and

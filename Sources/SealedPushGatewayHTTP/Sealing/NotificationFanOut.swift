@@ -13,19 +13,10 @@ struct NotificationFanOut: Sendable {
         var id: UUID
         var deviceCount: Int
         var replayed: Bool
-        /// Devices reached through a user that could not be sealed to and got no job (`SendAccepted.skippedDevices`).
+        /// Devices reached through a user that could not be sealed to and got no job (`SendAccepted.skippedDevices`),
+        /// kept with the notification: a replay answers the first request's. A device named directly is never
+        /// skipped: the send is refused instead.
         var skipped: [SkippedDevice] = []
-    }
-
-    /// A device a send reached only through its user and left out, with the reason: its key expired, its key cannot
-    /// be sealed to, or it is an FCM device of an app without FCM credentials. A device named directly is never
-    /// skipped: the send is refused instead.
-    struct SkippedDevice: Sendable, Hashable, Encodable {
-        var deviceId: String
-        /// The `Error` code a send naming the device directly would get (`invalidKey`, `fcmNotConfigured`).
-        var code: String
-        /// Why, for a person (names the device, never a key's material).
-        var message: String
     }
 
     /// Where each recipient of a send came from, for errors that name the input at fault and for the devices a send
@@ -207,7 +198,7 @@ struct NotificationFanOut: Sendable {
                 // The default collapse id makes a resend replace, never double (the contract).
                 collapseID: request.collapseID ?? id.lowercasedString, createdAt: createdAt,
                 expiresAt: issuedAt.addingTimeInterval(TimeInterval(request.ttl)), jobs: jobs,
-                requestDigest: requestDigest, lease: lease, kind: kind)
+                requestDigest: requestDigest, lease: lease, kind: kind, skippedDevices: skipped)
             let answer: Result<EnqueueResult, GatewayStoreError>
             do {
                 answer = try await enqueues.submit(notification)
@@ -278,11 +269,12 @@ struct NotificationFanOut: Sendable {
                 "send left out devices of its users that cannot be sealed to",
                 metadata: [
                     "app": "\(appID)", "notification": "\(result.id.lowercasedString)",
-                    "devices": "\(skipped.map { "\($0.deviceId) (\($0.code))" }.joined(separator: ", "))",
+                    "devices": "\(skipped.map { "\($0.deviceID) (\($0.code))" }.joined(separator: ", "))",
                 ])
         }
         return Accepted(
-            id: result.id, deviceCount: result.jobCount, replayed: result.replayed, skipped: result.replayed ? [] : skipped)
+            id: result.id, deviceCount: result.jobCount, replayed: result.replayed,
+            skipped: result.replayed ? result.skippedDevices : skipped)
     }
 
     /// How many times a send seals to a device that registers again meanwhile before it answers
@@ -312,7 +304,7 @@ struct NotificationFanOut: Sendable {
             guard recipients.throughUser[deviceID] != nil else {
                 throw GatewayAPIError(.unprocessableContent, code, "\(device): \(why)", field: field)
             }
-            skipped.append(SkippedDevice(deviceId: deviceID, code: code, message: "device '\(deviceID)': \(why)"))
+            skipped.append(SkippedDevice(deviceID: deviceID, code: code, reason: why))
         }
         // Android devices: envelopes bound to the Android application id, carried as FCM data (no placeholder).
         var fcmSealer: Sealer?
@@ -400,7 +392,8 @@ struct NotificationFanOut: Sendable {
         return byID
     }
 
-    /// The earlier answer for an idempotency key, if the app used it with the same body.
+    /// The earlier answer for an idempotency key, if the app used it with the same body: its notification's id, job
+    /// count and the devices it left out, as the first request answered them.
     func replayed(appID: String, idempotencyKey: String, requestDigest: String?) async throws -> Accepted? {
         guard
             let (id, stored) = try await calls.run(
@@ -408,7 +401,8 @@ struct NotificationFanOut: Sendable {
         else { return nil }
         try Self.checkReuse(stored: stored, requestDigest, id: id)
         let status = try await calls.run("status") { try await $0.notificationStatus(appID: appID, notificationID: id) }
-        return Accepted(id: id, deviceCount: status?.deliveries.count ?? 0, replayed: true)
+        return Accepted(
+            id: id, deviceCount: status?.deliveries.count ?? 0, replayed: true, skipped: status?.skippedDevices ?? [])
     }
 
     /// The content every envelope carries, with the size checks stated as numbers.
@@ -502,7 +496,7 @@ struct NotificationFanOut: Sendable {
         if let expiresAt = device.registration.expiresAt, expiresAt.timeIntervalSince1970 <= TimeInterval(now) {
             return .failure(
                 UnusableKey(
-                    reason: "its registered key \(device.registration.keyId.lowercased()) expired at "
+                    reason: "its registered key \(device.registration.keyId) expired at "
                         + "\(DeviceRegistration.formatDate(expiresAt)); the device must register a new key"))
         }
         do {

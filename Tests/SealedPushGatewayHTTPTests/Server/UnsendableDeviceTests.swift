@@ -60,9 +60,10 @@ struct UnsendableDeviceTests {
         }
     }
 
-    /// A registration a gateway took before upper-case key ids were refused is still in the store as sent. Sends to
-    /// the device and to its user are `202` and seal to its key (the key id names the same key in either case);
-    /// they were `503` with `Retry-After` forever.
+    /// A registration with an upper-case key id written to the store directly (as gateways before such key ids were
+    /// refused wrote them; rows stored then are lower-cased by migration, `KeyIDMigrationTests`) is kept in
+    /// lowercase. Sends to the device and to its user are `202` and seal to its key; they were `503` with
+    /// `Retry-After` forever.
     @Test(arguments: Backend.available)
     func aKeyIdStoredInUpperCaseStillReceives(_ backend: Backend) async throws {
         try await GatewayTestServer.with(backend) { server in
