@@ -73,7 +73,7 @@ struct StatusCommand: AsyncParsableCommand {
             print(try AppDescription.json(status))
             return
         }
-        print(status.nodes.isEmpty ? "nodes: none (no serve with delivery on has started)" : "nodes:")
+        print(status.nodes.isEmpty ? "nodes: none (no serve with delivery on is running)" : "nodes:")
         for node in status.nodes {
             print(
                 "  \(node.nodeId)  \(node.live ? "live " : "stale")  pid \(node.pid) on \(node.host), started \(node.startedAt), "

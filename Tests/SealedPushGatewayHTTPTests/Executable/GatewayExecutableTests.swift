@@ -380,7 +380,7 @@ struct GatewayExecutableTests {
         try await Self.withInitializedGateway(backend) { config, _, store in
             let empty = try Self.run(["status", "--config", config])
             #expect(empty.status == 0, "\(empty.stderr)")
-            #expect(empty.stdout == "nodes: none (no serve with delivery on has started)\njobs: none queued or claimed\n")
+            #expect(empty.stdout == "nodes: none (no serve with delivery on is running)\njobs: none queued or claimed\n")
 
             let now = Date()
             let live = NodeInstance.current(nodeID: "gw-live", now: now)
