@@ -81,13 +81,35 @@ public struct GatewayAPIError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `404 notFound`.
     static func notFound(_ message: String) -> GatewayAPIError { GatewayAPIError(.notFound, "notFound", message) }
 
-    /// `405 methodNotAllowed`: the path exists, the method does not; `Allow` lists the ones that do.
+    /// `405 methodNotAllowed`: the path exists, the method does not; `Allow` lists the ones that do (`HEAD` wherever
+    /// `GET`).
     static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> GatewayAPIError {
         var error = GatewayAPIError(
             .methodNotAllowed, "methodNotAllowed",
             "this path answers " + allowed.map(\.rawValue).joined(separator: ", ") + " only")
         error.allow = allowed.map(\.rawValue).joined(separator: ", ")
         return error
+    }
+
+    /// `501 methodNotImplemented`: a request method the server does not implement (RFC 9110 §15.6.2).
+    /// - Parameter method: The method, as the request line has it (a token).
+    /// - Returns: The error, naming at most the first 32 characters of the method.
+    static func methodNotImplemented(_ method: String) -> GatewayAPIError {
+        let named = method.count > 32 ? String(method.prefix(32)) + "…" : method
+        return GatewayAPIError(
+            .notImplemented, "methodNotImplemented",
+            "the method \(named) is not one this server implements (the API uses GET, HEAD, PUT, POST and DELETE)")
+    }
+
+    /// `501 transferCodingNotImplemented`: a request body sent with a transfer coding the server does not implement,
+    /// before a final `chunked` (RFC 9112 §6.1), field `header:Transfer-Encoding`.
+    /// - Parameter coding: The coding's name, or what stands for it.
+    /// - Returns: The error.
+    static func transferCodingNotImplemented(_ coding: String) -> GatewayAPIError {
+        GatewayAPIError(
+            .notImplemented, "transferCodingNotImplemented",
+            "the request's body is sent with the transfer coding \(coding), which this server does not implement: send "
+                + "the body chunked alone, or with a Content-Length", field: "header:Transfer-Encoding")
     }
 
     /// `503 unavailable`.

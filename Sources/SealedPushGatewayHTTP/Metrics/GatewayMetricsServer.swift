@@ -41,10 +41,10 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
 
     /// Listens and serves until graceful shutdown (or cancellation).
     public func run() async throws {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let endpoint = self.endpoint
         router.get("/metrics") { _, _ in await endpoint.response() }
-        router.add(middleware: ErrorResponseMiddleware<BasicRequestContext>(notFound: "this is the gateway's metrics listener: it serves GET /metrics only"))
+        router.add(middleware: ErrorResponseMiddleware<BasicRequestContext>(notFound: "this is the gateway's metrics listener: it serves GET (and HEAD) /metrics only"))
         let onListening = self.onListening
         let application = Application(
             router: router,

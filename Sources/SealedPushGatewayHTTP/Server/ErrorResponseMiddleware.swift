@@ -5,7 +5,8 @@ import Hummingbird
 ///
 /// Errors Hummingbird raises itself (`404` for a path the API does not have, such as `GET /admin` or
 /// `GET /v1/apps`) would answer with an empty body; they become ``GatewayAPIError``s of the same status. (A refusal
-/// given while the request's body is still arriving is closed by ``ConnectionGuardHandler``.)
+/// given while the request's body is still arriving is closed by ``ConnectionGuardHandler``.) A `HEAD` gets these
+/// answers without their body, as the router's `HEAD` routes answer (RFC 9110 §9.3.2).
 struct ErrorResponseMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// What the API's `404` for an unknown path says: every path of `Specs/gateway-api.yaml`.
@@ -21,15 +22,17 @@ struct ErrorResponseMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        let response: Response
         do {
-            return try await next(request, context)
+            response = try await next(request, context)
         } catch let error as GatewayAPIError {
-            return error.response
+            response = error.response
         } catch let error as any HTTPResponseError {
-            return Self.apiError(error.status, notFound: notFound).response
+            response = Self.apiError(error.status, notFound: notFound).response
         } catch {
-            return GatewayAPIError.unavailable.response
+            response = GatewayAPIError.unavailable.response
         }
+        return request.method == .head ? response.createHeadResponse() : response
     }
 
     /// The contract's error for a status Hummingbird answered on its own; `notFound` is what a `404` says.

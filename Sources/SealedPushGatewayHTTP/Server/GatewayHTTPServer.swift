@@ -17,7 +17,9 @@ import ServiceLifecycle
 /// Every `/v1/apps/{appId}/…` route authenticates first (`401`, or `403` for another app's key before anything
 /// of this app is read), then reads the body up to ``GatewayHTTPConfiguration/maxBodyBytes`` (`413`), then
 /// validates it (`400`/`422` naming the field). Content is sealed at once; only sealed bodies reach the store, and
-/// neither logs nor error messages carry content.
+/// neither logs nor error messages carry content. Every `GET` route answers `HEAD` too; what HTTP/1.1 itself requires
+/// of each request (one `Host`, a known method and transfer coding) is checked before the routes
+/// (``GatewayHTTP1Channel``).
 public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// Listening address and limits.
     public let configuration: GatewayHTTPConfiguration
@@ -97,17 +99,13 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     public func run() async throws {
         let onListening = self.onListening
         let idle = configuration.idleTimeout.components
-        let http1 = HTTP1Channel.Configuration(
-            // Closes refused connections and answers malformed HTTP with the contract's Error object.
-            additionalChannelHandlers: [ConnectionGuardHandler()],
-            idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
-        let server: HTTPServerBuilder
-        if let tls {
-            server = HTTPServerBuilder { responder in
-                ReloadableTLSChannel(base: HTTP1Channel(responder: responder, configuration: http1), tls: tls)
-            }
-        } else {
-            server = .http1(configuration: http1)
+        let idleTimeout = TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)
+        let tls = self.tls
+        // Checks request heads, closes refused connections and answers malformed HTTP with the contract's Error object.
+        let server = HTTPServerBuilder { responder in
+            let http1 = GatewayHTTP1Channel(responder: responder, idleTimeout: idleTimeout)
+            guard let tls else { return http1 }
+            return ReloadableTLSChannel(base: http1, tls: tls)
         }
         let application = Application(
             router: makeRouter(),
@@ -148,17 +146,20 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/healthz", .get, { _, _ in await self.health() }),
             ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),  // 404 with metricsListen
         ]
-        let router = Router(context: GatewayRequestContext.self)
+        // Every GET route answers HEAD as its GET, without the body (RFC 9110 §9.1, §9.3.2).
+        let router = Router(context: GatewayRequestContext.self, options: .autoGenerateHeadEndpoints)
         // Every answer counted, by its route's pattern, method and status (a middleware wraps the routes added after
         // it, and the router's answer for a path it does not have).
         router.add(middleware: RequestMetricsMiddleware<GatewayRequestContext>(factory: metrics.factory))
         var allowed: [(path: String, allowed: [HTTPRequest.Method])] = []
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
+            // HEAD is allowed wherever GET is, and listed right after it.
+            let methods: [HTTPRequest.Method] = route.method == .get ? [.get, .head] : [route.method]
             if let index = allowed.firstIndex(where: { $0.path == route.path }) {
-                allowed[index].allowed.append(route.method)
+                allowed[index].allowed.append(contentsOf: methods)
             } else {
-                allowed.append((route.path, [route.method]))
+                allowed.append((route.path, methods))
             }
         }
         // Around the router's own answers (a path or a method the routes do not have; a middleware wraps only what is

@@ -10,7 +10,8 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private let routes: [(segments: [Substring], allowed: [HTTPRequest.Method])]
 
-    /// - Parameter routes: Each path pattern (`:name` segments match any one segment) and its methods.
+    /// - Parameter routes: Each path pattern (`:name` segments match any one segment) and its methods, in the order
+    ///   `Allow` lists them (`HEAD` included wherever `GET` is: the router answers it).
     init(routes: [(path: String, allowed: [HTTPRequest.Method])]) {
         self.routes = routes.map { ($0.path.split(separator: "/"), $0.allowed) }
     }

@@ -21,10 +21,10 @@ struct OperationsTests {
         try await GatewayTestServer.with(.sqlite) { server in
             let key = server.keys["app1"]!
             let cases: [(method: String, path: String, allow: String)] = [
-                ("TRACE", "/healthz", "GET"), ("POST", "/metrics", "GET"),
-                ("PATCH", "/v1/apps/app1/devices/phone", "PUT, GET, DELETE"),
+                ("TRACE", "/healthz", "GET, HEAD"), ("POST", "/metrics", "GET, HEAD"),
+                ("PATCH", "/v1/apps/app1/devices/phone", "PUT, GET, HEAD, DELETE"),
                 ("GET", "/v1/apps/app1/notifications", "POST"),
-                ("PUT", "/v1/apps/app1/notifications/\(UUID())", "GET, DELETE"),
+                ("PUT", "/v1/apps/app1/notifications/\(UUID())", "GET, HEAD, DELETE"),
                 ("GET", "/v1/apps/app1/notifications/\(UUID())/update", "POST"),
                 ("GET", "/v1/apps/app1/receipts", "POST"),
                 ("PUT", "/v1/apps/app1/badge", "POST"),
