@@ -2,9 +2,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
-/// A small HTTP/1.1 server on loopback that records every request (method, path, headers, body) and answers each
-/// with the next status of a script (200 once the script is used up).
+/// A small HTTP/1.1 server on loopback (plain, or TLS with a certificate of the test's) that records every request
+/// (method, path, headers, body, arrival time) and answers each with the next status of a script (200 once the
+/// script is used up), optionally after a delay and with a `Location` header on 3xx answers.
 public final class WebhookReceiver: Sendable {
     /// One request received.
     public struct Request: Sendable {
@@ -12,6 +14,8 @@ public final class WebhookReceiver: Sendable {
         public var path: String
         public var headers: [(String, String)]
         public var body: [UInt8]
+        /// When its last byte arrived.
+        public var receivedAt: ContinuousClock.Instant
 
         /// A header's value (case-insensitive name).
         public func header(_ name: String) -> String? {
@@ -27,7 +31,13 @@ public final class WebhookReceiver: Sendable {
         private let lock = NSLock()
         private var answers: [Int]
         private var received: [Request] = []
-        init(answers: [Int]) { self.answers = answers }
+        let delay: Duration
+        let location: String?
+        init(answers: [Int], delay: Duration, location: String?) {
+            self.answers = answers
+            self.delay = delay
+            self.location = location
+        }
         func record(_ request: Request) -> Int {
             lock.withLock {
                 received.append(request)
@@ -49,13 +59,31 @@ public final class WebhookReceiver: Sendable {
     }
 
     /// Starts a receiver answering the statuses in `answers` in turn, then 200.
-    public static func start(answers: [Int]) async throws -> WebhookReceiver {
+    /// - Parameters:
+    ///   - answers: The statuses of the first answers.
+    ///   - delay: How long each answer waits after its request arrived (a slow receiver).
+    ///   - location: The `Location` header of 3xx answers.
+    ///   - tls: A PEM certificate and its PEM private key to serve HTTPS with; nil for plain HTTP.
+    /// - Returns: The running receiver.
+    public static func start(
+        answers: [Int], delay: Duration = .zero, location: String? = nil,
+        tls: (certificatePEM: String, privateKeyPEM: String)? = nil
+    ) async throws -> WebhookReceiver {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let state = State(answers: answers)
+        let state = State(answers: answers, delay: delay, location: location)
+        let sslContext = try tls.map { pair in
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(pair.certificatePEM.utf8), format: .pem))],
+                    privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(pair.privateKeyPEM.utf8), format: .pem))))
+        }
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(state: state))
                 }
@@ -92,15 +120,27 @@ public final class WebhookReceiver: Sendable {
                 let status = state.record(
                     Request(
                         method: head.method.rawValue, path: head.uri,
-                        headers: head.headers.map { ($0.name, $0.value) }, body: body))
+                        headers: head.headers.map { ($0.name, $0.value) }, body: body,
+                        receivedAt: ContinuousClock.now))
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "0")
                 headers.add(name: "Connection", value: "close")
-                context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: status), headers: headers))),
-                    promise: nil)
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+                if (300..<400).contains(status), let location = state.location {
+                    headers.add(name: "Location", value: location)
+                }
+                let response = HTTPResponseHead(version: head.version, status: .init(statusCode: status), headers: headers)
+                let delay = state.delay
+                let answer = { [self] in
+                    context.write(wrapOutboundOut(.head(response)), promise: nil)
+                    let channel = context.channel
+                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+                }
+                if delay == .zero {
+                    answer()
+                } else {
+                    let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+                    context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { answer() }
+                }
             }
         }
     }

@@ -86,7 +86,7 @@ struct CheckCommand: AsyncParsableCommand {
             }
             checked = delivery
             return ("ok", "node \(delivery.nodeID), \(delivery.maxConcurrentSends) sends at a time"
-                + (delivery.webhook.map { ", webhook \($0.url.absoluteString)" } ?? ""))
+                + (delivery.webhook.map { ", webhook \($0.redactedURL)" } ?? ""))
         }
         if let delivery = checked, let proxy = delivery.proxy {
             await attempt("proxy") {

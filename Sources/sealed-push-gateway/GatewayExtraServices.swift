@@ -67,7 +67,7 @@ enum GatewayExtraServices {
             metadata: [
                 "node": "\(delivery.nodeID)", "production": "\(delivery.productionEndpoint)",
                 "sandbox": "\(delivery.sandboxEndpoint)", "maxConcurrentSends": "\(delivery.maxConcurrentSends)",
-                "webhook": "\(delivery.webhook.map { $0.url.absoluteString } ?? "none")",
+                "webhook": "\(delivery.webhook.map { $0.redactedURL } ?? "none")",
             ])
         services.append(try DeliveryService(store: store, configuration: delivery, logger: deliveryLogger))
         return services

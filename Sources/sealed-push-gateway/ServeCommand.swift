@@ -80,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
             webhookLogger.logLevel = logger.logLevel
             let own = try UnregisteredWebhook(configuration: hook, logger: webhookLogger)
             extra.append(WebhookService(webhook: own))
-            logger.info("receipts are forwarded to the webhook", metadata: ["webhook": "\(hook.url.absoluteString)"])
+            logger.info("receipts are forwarded to the webhook", metadata: ["webhook": "\(hook.redactedURL)"])
             webhook = own
         }
         let deliveryService = extra.lazy.compactMap { $0 as? DeliveryService }.first  // at most one

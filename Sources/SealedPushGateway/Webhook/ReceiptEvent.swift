@@ -47,6 +47,11 @@ public struct ReceiptEvent: WebhookEvent, Hashable {
         self.receivedAt = receivedAt
     }
 
+    /// The app, the notification and the device.
+    public var logMetadata: [String: String] {
+        ["app": appID, "notification": notificationID.uuidString.lowercased(), "device": deviceID]
+    }
+
     public var jsonBody: [UInt8] {
         struct Body: Encodable {
             var type: String

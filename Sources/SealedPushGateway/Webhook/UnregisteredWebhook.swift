@@ -1,125 +1,197 @@
 import Foundation
 import Logging
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Metrics
 
 /// The gateway's webhook: posts ``WebhookEvent``s — ``UnregisteredDeviceEvent``s from delivery, ``ReceiptEvent``s from
-/// the receipt endpoint — to the configured URL, signed (see ``UnregisteredWebhookConfiguration`` for the headers),
-/// with a deadline on every attempt and bounded retries. ``notify(_:)`` never waits: events queue up
-/// (bounded) and ``run()`` sends them one after the other.
+/// the receipt endpoint — to the configured URL, signed, under the delivery policy described at
+/// ``UnregisteredWebhookConfiguration`` (bounded retries with backoff and jitter, redirects never followed, up to
+/// ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, a bounded in-memory queue).
+///
+/// ``notify(_:)`` never waits: events are held (bounded) and ``run()`` posts them. Every event ends delivered, failed
+/// (attempts spent, a redirect) or dropped (the queue full, or stopped before delivery); the last two are logged at
+/// `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``). Logs never carry the
+/// URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's body.
 public final class UnregisteredWebhook: Sendable {
     /// The configuration.
     public let configuration: UnregisteredWebhookConfiguration
 
-    private let events: AsyncStream<any WebhookEvent>
-    private let continuation: AsyncStream<any WebhookEvent>.Continuation
-    private let session: URLSession
+    private let queue: WebhookQueue
+    private let client: WebhookHTTPClient
     private let logger: Logger
+    private let metrics: WebhookMetrics
 
     /// Creates a webhook sender.
     /// - Parameters:
-    ///   - configuration: URL, secret, limits.
+    ///   - configuration: URL, secret, limits, trust roots.
     ///   - logger: Where failures are logged (ids and reason only).
-    /// - Throws: `SealedPushError` `invalidArgument` for limits out of range.
-    public init(configuration: UnregisteredWebhookConfiguration, logger: Logger) throws {
+    ///   - metricsFactory: Where its metrics go (the process's bootstrapped backend by default).
+    /// - Throws: `SealedPushError` `invalidArgument` for limits out of range or trust roots without a certificate.
+    public init(
+        configuration: UnregisteredWebhookConfiguration, logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) throws {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
-        (events, continuation) = AsyncStream.makeStream(
-            of: (any WebhookEvent).self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        let seconds = DeliveryDecision.seconds(configuration.requestTimeout)
-        sessionConfiguration.timeoutIntervalForRequest = seconds
-        sessionConfiguration.timeoutIntervalForResource = seconds
-        sessionConfiguration.connectionProxyDictionary = [:]
-        session = URLSession(configuration: sessionConfiguration)
+        self.queue = WebhookQueue(limit: configuration.queueLimit)
+        self.client = try WebhookHTTPClient(configuration: configuration)
+        self.metrics = WebhookMetrics(factory: metricsFactory)
     }
 
-    /// Queues an event; returns at once. An event beyond the queue limit, or after ``finish()``, is dropped and
-    /// logged.
+    /// Holds an event for ``run()``; returns at once. An event beyond the queue limit, or after ``finish()``, is
+    /// dropped, logged at `error` and counted.
     public func notify(_ event: any WebhookEvent) {
-        if case .enqueued = continuation.yield(event) { return }
-        logger.warning(
-            "webhook event dropped (queue full or closed)",
-            metadata: ["app": "\(event.appID)", "device": "\(event.deviceID)", "event": "\(event.eventType)"])
-    }
-
-    /// Accepts no more events; ``run()`` returns once the queued ones are sent (or given up).
-    public func finish() { continuation.finish() }
-
-    /// Sends queued events until ``finish()`` (or cancellation).
-    public func run() async {
-        for await event in events {
-            if Task.isCancelled { break }
-            _ = await deliver(event)
+        let deliveryID = UUID().uuidString.lowercased()
+        switch queue.add(event, deliveryID: deliveryID) {
+        case .success(let held):
+            metrics.recordQueue(held)
+        case .failure(let refusal):
+            let reason =
+                refusal == .full
+                ? "the webhook queue is full (\(configuration.queueLimit) events held)" : "the gateway is stopping"
+            giveUp(event, deliveryID: deliveryID, attempts: 0, reason: reason, outcome: .dropped)
         }
-        session.invalidateAndCancel()
     }
 
-    /// Sends one event with retries.
+    /// Accepts no more events; ``run()`` returns once the held ones are delivered or given up (retries then wait at
+    /// most 250 ms).
+    public func finish() { queue.close() }
+
+    /// Posts held events, ``UnregisteredWebhookConfiguration/maxConcurrent`` at a time, until ``finish()`` and the
+    /// queue is empty, or until cancelled: then every event still held is logged as dropped, with a count.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<configuration.maxConcurrent {
+                group.addTask { await self.work() }
+            }
+        }
+        let remaining = queue.takeRemaining()
+        metrics.recordQueue(0)
+        guard !remaining.isEmpty else { return }
+        for item in remaining {
+            giveUp(
+                item.event, deliveryID: item.deliveryID, attempts: item.attempts,
+                reason: "the gateway stopped before it was delivered", outcome: .dropped)
+        }
+        logger.error(
+            "webhook events dropped at shutdown",
+            metadata: ["dropped": "\(remaining.count)", "webhook": "\(configuration.redactedURL)"])
+    }
+
+    /// One worker: takes events and posts them until the queue is finished or the task cancelled.
+    private func work() async {
+        while let item = await queue.next() {
+            var item = item
+            item.attempts += 1
+            switch await attempt(item.event, deliveryID: item.deliveryID, attempt: item.attempts) {
+            case .delivered:
+                queue.done(item)
+                metrics.record(.delivered, event: item.event.eventType)
+            case .failed(let problem, let final):
+                if final || item.attempts >= configuration.maxAttempts {
+                    queue.done(item)
+                    giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
+                } else {
+                    queue.retry(item, after: configuration.backoff(afterFailures: item.attempts, random: .random(in: 0...1)))
+                }
+            case .cancelled:
+                return  // left held: logged as dropped by run()
+            }
+            metrics.recordQueue(queue.count)
+        }
+    }
+
+    /// Sends one event with retries, apart from the queue (waits between attempts as the queue does).
+    /// - Parameter event: The event.
     /// - Returns: True when the receiver answered 2xx.
     @discardableResult
     public func deliver(_ event: any WebhookEvent) async -> Bool {
-        let body = event.jsonBody
         let deliveryID = UUID().uuidString.lowercased()
-        var lastProblem = ""
-        for attempt in 1...configuration.maxAttempts {
-            if attempt > 1 {
-                let delay = configuration.initialBackoff * (1 << min(attempt - 2, 16))
-                do { try await Task.sleep(for: delay) } catch { break }
-            }
-            let timestamp = String(Int64(Date().timeIntervalSince1970))
-            var request = URLRequest(url: configuration.url)
-            request.httpMethod = "POST"
-            request.timeoutInterval = DeliveryDecision.seconds(configuration.requestTimeout)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue(event.eventType, forHTTPHeaderField: UnregisteredWebhookConfiguration.eventHeader)
-            request.setValue(deliveryID, forHTTPHeaderField: UnregisteredWebhookConfiguration.deliveryHeader)
-            request.setValue(timestamp, forHTTPHeaderField: UnregisteredWebhookConfiguration.timestampHeader)
-            request.setValue(
-                configuration.signature(timestamp: timestamp, body: body),
-                forHTTPHeaderField: UnregisteredWebhookConfiguration.signatureHeader)
-            request.httpBody = Data(body)
-            do {
-                let status = try await post(request)
-                if (200..<300).contains(status) {
-                    logger.debug("webhook delivered", metadata: ["delivery": "\(deliveryID)", "attempt": "\(attempt)"])
-                    return true
+        for number in 1...configuration.maxAttempts {
+            switch await attempt(event, deliveryID: deliveryID, attempt: number) {
+            case .delivered:
+                metrics.record(.delivered, event: event.eventType)
+                return true
+            case .failed(let problem, let final):
+                if final || number == configuration.maxAttempts {
+                    giveUp(event, deliveryID: deliveryID, attempts: number, reason: problem, outcome: .failed)
+                    return false
                 }
-                lastProblem = "HTTP \(status)"
-            } catch {
-                lastProblem = "\(error)"
+                let delay = configuration.backoff(afterFailures: number, random: .random(in: 0...1))
+                do { try await Task.sleep(for: delay) } catch {
+                    giveUp(event, deliveryID: deliveryID, attempts: number, reason: "cancelled", outcome: .dropped)
+                    return false
+                }
+            case .cancelled:
+                giveUp(event, deliveryID: deliveryID, attempts: number, reason: "cancelled", outcome: .dropped)
+                return false
             }
-            logger.notice(
-                "webhook attempt failed",
-                metadata: ["delivery": "\(deliveryID)", "attempt": "\(attempt)", "problem": "\(lastProblem)"])
         }
-        logger.error(
-            "webhook event given up",
-            metadata: [
-                "delivery": "\(deliveryID)", "app": "\(event.appID)", "device": "\(event.deviceID)",
-                "problem": "\(lastProblem)",
-            ])
         return false
     }
 
-    /// One POST with a deadline of its own (besides URLSession's timeout), kept by ``AbandonableCall`` (a NIO
-    /// scheduled task): a task group racing a `Task.sleep` left the cancelled sleep allocated after every answered
-    /// POST on this platform's runtime.
-    private func post(_ request: URLRequest) async throws -> Int {
-        let timeout = configuration.requestTimeout
-        let session = self.session
-        return try await AbandonableCall.run(deadline: timeout, timeoutError: { WebhookTimeout(timeout: timeout) }) {
-            let (_, response) = try await session.data(for: request)
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
-        }
+    /// How one attempt ended.
+    private enum AttemptOutcome {
+        case delivered
+        /// Not delivered; `final` when retrying cannot help (a redirect).
+        case failed(String, final: Bool)
+        case cancelled
     }
-}
 
-/// A webhook attempt that took longer than its deadline.
-struct WebhookTimeout: Error, CustomStringConvertible {
-    let timeout: Duration
-    var description: String { "no answer within \(timeout)" }
+    /// One signed `POST` of `event`.
+    private func attempt(_ event: any WebhookEvent, deliveryID: String, attempt: Int) async -> AttemptOutcome {
+        let body = event.jsonBody
+        let timestamp = String(Int64(Date().timeIntervalSince1970))
+        let headers = [
+            ("Content-Type", "application/json"),
+            (UnregisteredWebhookConfiguration.eventHeader, event.eventType),
+            (UnregisteredWebhookConfiguration.deliveryHeader, deliveryID),
+            (UnregisteredWebhookConfiguration.timestampHeader, timestamp),
+            (UnregisteredWebhookConfiguration.signatureHeader, configuration.signature(timestamp: timestamp, body: body)),
+        ]
+        let outcome: AttemptOutcome
+        do {
+            let status = try await client.post(headers: headers, body: body, timeout: configuration.requestTimeout)
+            metrics.recordAttempt(.init(status: status), event: event.eventType)
+            switch status {
+            case 200..<300:
+                logger.debug(
+                    "webhook delivered",
+                    metadata: ["delivery": "\(deliveryID)", "event": "\(event.eventType)", "attempt": "\(attempt)"])
+                return .delivered
+            case 300..<400:
+                outcome = .failed("HTTP \(status): redirects are not followed", final: true)
+            default:
+                outcome = .failed("HTTP \(status)", final: false)
+            }
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            metrics.recordAttempt(.error, event: event.eventType)
+            outcome = .failed("\(error)", final: false)
+        }
+        if case .failed(let problem, _) = outcome {
+            logger.notice(
+                "webhook attempt failed",
+                metadata: [
+                    "delivery": "\(deliveryID)", "event": "\(event.eventType)", "attempt": "\(attempt)",
+                    "problem": "\(problem)",
+                ])
+        }
+        return outcome
+    }
+
+    /// Logs (at `error`) and counts an event that will not be delivered.
+    private func giveUp(
+        _ event: any WebhookEvent, deliveryID: String, attempts: Int, reason: String, outcome: WebhookMetrics.Outcome
+    ) {
+        metrics.record(outcome, event: event.eventType)
+        var metadata: Logger.Metadata = [
+            "event": "\(event.eventType)", "delivery": "\(deliveryID)", "attempts": "\(attempts)",
+            "reason": "\(reason)",
+        ]
+        for (key, value) in event.logMetadata { metadata[key] = "\(value)" }
+        logger.error(outcome == .dropped ? "webhook event dropped" : "webhook event given up", metadata: metadata)
+    }
 }

@@ -2,22 +2,37 @@ import Crypto
 import Foundation
 import SealedPushCore
 
-/// Where and how the gateway tells a backend that one of its devices became unregistered.
+/// Where and how the gateway posts its webhook events (``UnregisteredDeviceEvent``, ``ReceiptEvent``) to a backend.
 ///
-/// Each event is a `POST` of a small JSON object (``UnregisteredDeviceEvent``; no content, no token) with these
-/// headers:
+/// **Signature.** Each event is a `POST` of a small JSON object (ids, outcomes and times; no content, no token) with
+/// these headers:
 /// - `Content-Type: application/json`
-/// - `SealedPush-Event: device.unregistered`
+/// - `SealedPush-Event`: the event type (`device.unregistered`, `notification.receipt`)
 /// - `SealedPush-Delivery`: a UUID for the event, the same on every retry (for the receiver to drop repeats)
-/// - `SealedPush-Timestamp`: the Unix time of this attempt, in whole seconds (decimal)
-/// - `SealedPush-Signature`: `v1=` and the lowercase hex HMAC-SHA256, keyed with the shared secret, of the
-///   timestamp's decimal text, a `.`, and the exact body bytes.
+/// - `SealedPush-Timestamp`: the Unix time of this attempt, in whole seconds (decimal ASCII)
+/// - `SealedPush-Signature`: `v1=` and the lowercase hex HMAC-SHA256, keyed with the shared secret's bytes, of the
+///   timestamp's decimal text, a `.` and the exact body bytes.
 ///
 /// A receiver recomputes the HMAC over the header's timestamp and the raw body, compares in constant time, and
-/// refuses timestamps more than a few minutes from its clock. Any 2xx answer delivers the event; other answers,
-/// transport errors and timeouts are retried with backoff up to ``maxAttempts`` times, then the event is dropped
-/// and logged. Webhook calls never hold up delivery: events wait in a bounded queue (``queueLimit``; beyond it the
-/// newest are dropped and logged).
+/// refuses timestamps more than 5 minutes from its clock (`Specs/gateway-api.yaml`, "Webhook events").
+///
+/// **Delivery policy** (in memory only: events are lost when the process stops or crashes; a backend reconciles with
+/// the notification status and device endpoints):
+/// - A 2xx answer delivers the event. A 3xx is a failure of the event at once (redirects are never followed: a
+///   redirect would not change on retry, and following one would send the signed event elsewhere). Any other
+///   answer, a transport error or a timeout (``requestTimeout``) is retried up to ``maxAttempts`` attempts in all,
+///   waiting ``initialBackoff`` doubled after each failure up to ``maxBackoff``, each wait drawn between half and
+///   all of it (defaults: 8 attempts over about 5 to 10 minutes).
+/// - Up to ``maxConcurrent`` events are posted at once, so events may arrive out of order (each carries its time);
+///   an event waiting for its retry does not hold a slot.
+/// - At most ``queueLimit`` events are held (waiting, waiting for a retry, or being posted); beyond it a new event
+///   is dropped.
+/// - On shutdown, events still held get ``drainDeadline``: retries then wait at most 250 ms.
+/// - Every event given up (attempts spent, a redirect, the queue full, shutdown) is logged at `error` with its type,
+///   ids and reason, and counted (``UnregisteredWebhook``'s metrics).
+///
+/// The URL may carry credentials (a user and password, a `?token=`): logs and errors only ever show
+/// ``redactedURL``.
 public struct UnregisteredWebhookConfiguration: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -29,21 +44,33 @@ public struct UnregisteredWebhookConfiguration: Sendable, CustomStringConvertibl
     public static let timestampHeader = "SealedPush-Timestamp"
     /// The header carrying the signature.
     public static let signatureHeader = "SealedPush-Signature"
-    /// The event type sent in ``eventHeader``.
+    /// The event type sent in ``eventHeader`` for unregistered devices.
     public static let eventType = "device.unregistered"
+    /// The allowed range of ``maxAttempts``.
+    public static let attemptsRange = 1...20
+    /// The allowed range of ``maxConcurrent``.
+    public static let concurrencyRange = 1...64
 
     /// The `http` or `https` URL to post to.
     public var url: URL
-    /// Attempts per event, 1...20 (default 4).
+    /// Attempts per event, 1...20 (default 8).
     public var maxAttempts: Int
-    /// The most time one attempt may take, connecting included (default 5 s).
+    /// Events posted at once, 1...64 (default 4).
+    public var maxConcurrent: Int
+    /// The most time one attempt may take, connecting included (default 10 s).
     public var requestTimeout: Duration
-    /// The delay before the first retry, doubled for each further one (default 500 ms).
+    /// The wait before the first retry, doubled for each further one (default 5 s).
     public var initialBackoff: Duration
-    /// The most events waiting to be sent (default 10,000).
+    /// The longest wait between two attempts (default 300 s).
+    public var maxBackoff: Duration
+    /// The most events held at once (default 10,000).
     public var queueLimit: Int
-    /// On shutdown, how long waiting events may still be sent (default 5 s).
+    /// On shutdown, how long held events may still be sent (default 5 s; `serve` uses
+    /// `delivery.shutdownGraceSeconds`).
     public var drainDeadline: Duration
+    /// PEM certificates trusted for an `https` URL instead of the system's roots (a private CA); nil for the
+    /// system's.
+    public var trustRootsPEM: String?
 
     /// The HMAC key (zeroed by swift-crypto when released).
     let key: SymmetricKey
@@ -63,25 +90,52 @@ public struct UnregisteredWebhookConfiguration: Sendable, CustomStringConvertibl
         }
         self.url = url
         self.key = SymmetricKey(data: secret)
-        self.maxAttempts = 4
-        self.requestTimeout = .seconds(5)
-        self.initialBackoff = .milliseconds(500)
+        self.maxAttempts = 8
+        self.maxConcurrent = 4
+        self.requestTimeout = .seconds(10)
+        self.initialBackoff = .seconds(5)
+        self.maxBackoff = .seconds(300)
         self.queueLimit = 10_000
         self.drainDeadline = .seconds(5)
+        self.trustRootsPEM = nil
     }
 
-    /// The URL and limits; never the secret.
+    /// The URL as logs and errors show it: `scheme://host:port/path`, without user or password, the query (which
+    /// may hold a token) replaced by `?…`, no fragment.
+    public var redactedURL: String {
+        Self.redacted(url)
+    }
+
+    /// `url` as logs may show it (see ``redactedURL``).
+    /// - Parameter url: A URL.
+    /// - Returns: `scheme://host:port/path`, and `?…` when it had a query.
+    public static func redacted(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "?"
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let host = components?.host ?? url.host ?? ""
+        let path = components?.percentEncodedPath ?? ""
+        let query = components?.percentEncodedQuery == nil ? "" : "?…"
+        return scheme + "://" + ProviderProxy.authority(host: host, port: port) + path + query
+    }
+
+    /// The redacted URL and limits; never the secret, a credential or a query.
     public var description: String {
-        "UnregisteredWebhookConfiguration(url: \(url.absoluteString), maxAttempts: \(maxAttempts), "
-            + "requestTimeout: \(requestTimeout), secret: <redacted>)"
+        "UnregisteredWebhookConfiguration(url: \(redactedURL), maxAttempts: \(maxAttempts), "
+            + "maxConcurrent: \(maxConcurrent), requestTimeout: \(requestTimeout), secret: <redacted>)"
     }
 
     /// As ``description``: never the secret.
     public var debugDescription: String { description }
 
-    /// Dumps and debuggers show the URL and limits only.
+    /// Dumps and debuggers show the redacted URL and limits only.
     public var customMirror: Mirror {
-        Mirror(self, children: ["url": url, "maxAttempts": maxAttempts, "requestTimeout": requestTimeout], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "url": redactedURL, "maxAttempts": maxAttempts, "maxConcurrent": maxConcurrent,
+                "requestTimeout": requestTimeout,
+            ], displayStyle: .struct)
     }
 
     /// The ``signatureHeader`` value for a timestamp and body (what a receiver recomputes).
@@ -97,11 +151,27 @@ public struct UnregisteredWebhookConfiguration: Sendable, CustomStringConvertibl
         return "v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The wait before the attempt after `failures` failed ones: ``initialBackoff`` doubled `failures - 1` times, at
+    /// most ``maxBackoff``, drawn between half and all of it.
+    /// - Parameters:
+    ///   - failures: Attempts failed so far (1 or more).
+    ///   - random: A number in 0...1 (the jitter).
+    /// - Returns: The wait.
+    public func backoff(afterFailures failures: Int, random: Double) -> Duration {
+        let full = min(initialBackoff * (1 << min(max(failures - 1, 0), 20)), maxBackoff)
+        return full * (0.5 + 0.5 * min(max(random, 0), 1))
+    }
+
     func validate() throws {
-        guard (1...20).contains(maxAttempts) else {
+        guard Self.attemptsRange.contains(maxAttempts) else {
             throw SealedPushError(.invalidArgument, "webhook maxAttempts must be 1...20 (got \(maxAttempts))")
         }
-        guard requestTimeout > .zero, initialBackoff >= .zero, drainDeadline >= .zero, queueLimit > 0 else {
+        guard Self.concurrencyRange.contains(maxConcurrent) else {
+            throw SealedPushError(.invalidArgument, "webhook maxConcurrent must be 1...64 (got \(maxConcurrent))")
+        }
+        guard requestTimeout > .zero, initialBackoff >= .zero, maxBackoff >= initialBackoff, drainDeadline >= .zero,
+            queueLimit > 0
+        else {
             throw SealedPushError(.invalidArgument, "webhook timeouts and queue limit must be positive")
         }
     }

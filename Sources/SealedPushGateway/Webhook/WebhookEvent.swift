@@ -12,6 +12,13 @@ public protocol WebhookEvent: Sendable {
     var deviceID: String { get }
     /// The JSON body (UTF-8).
     var jsonBody: [UInt8] { get }
+    /// The ids a log line names the event by (`app`, `device`, `notification`…): never content.
+    var logMetadata: [String: String] { get }
+}
+
+extension WebhookEvent {
+    /// The app and the device.
+    public var logMetadata: [String: String] { ["app": appID, "device": deviceID] }
 }
 
 extension WebhookEvent {

@@ -37,7 +37,10 @@ import Darwin
 ///   "retryAttempts": 8,
 ///   "retryInitialSeconds": 5,
 ///   "retryMaxSeconds": 300,
-///   "webhook": { "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret" }
+///   "webhook": {
+///     "url": "https://backend.example.com/hooks/sealedpush", "secretFile": "webhook.secret",
+///     "maxAttempts": 8, "maxConcurrent": 4, "caFile": null
+///   }
 /// }
 /// ```
 ///
@@ -47,7 +50,11 @@ import Darwin
 /// for FCM and its token endpoint, for the FCM emulator. `proxy` (`http://host:port`) sends every APNs, FCM and
 /// FCM-token connection through that HTTP proxy's `CONNECT` tunnel (``ProviderProxy``); when the proxy wants a user
 /// and password they live in `proxyCredentialsFile` (`user:password`, mode 0600), never in the URL. The webhook
-/// secret lives in its own file (mode 0600, at least 16 bytes; a final newline is ignored), never in this file.
+/// secret lives in its own file (mode 0600, at least 16 bytes; a final newline is ignored), never in this file. The
+/// webhook's `maxAttempts` (1...20, default 8) and `maxConcurrent` (1...64, default 4) set its delivery policy
+/// (``UnregisteredWebhookConfiguration``); `caFile` (PEM, at least one certificate, checked at start) replaces the
+/// system's roots for an `https` webhook URL, for a receiver behind a private CA. Events still held at SIGTERM get
+/// `shutdownGraceSeconds` to be delivered.
 ///
 /// Environment overrides (each replaces the file's value when set and not empty):
 /// `SEALEDPUSH_GATEWAY_DELIVERY` (`on` or `off`), `SEALEDPUSH_GATEWAY_NODE_ID`,
@@ -57,17 +64,32 @@ import Darwin
 /// `SEALEDPUSH_GATEWAY_WEBHOOK_URL` with
 /// `SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE`.
 public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
-    /// The signed webhook told about unregistered devices.
+    /// The signed webhook told about unregistered devices and receipts.
     public struct Webhook: Sendable, Hashable, Codable {
         /// The `http(s)://` URL events are posted to.
         public var url: String
         /// The file holding the shared secret (0600).
         public var secretFile: String
+        /// Attempts per event, 1...20; nil for the default (8).
+        public var maxAttempts: Int?
+        /// Events posted at once, 1...64; nil for the default (4).
+        public var maxConcurrent: Int?
+        /// A PEM file of the certificates trusted for an `https` URL instead of the system's roots; nil for those.
+        public var caFile: String?
 
         /// Creates the webhook section.
-        public init(url: String, secretFile: String) {
+        public init(
+            url: String, secretFile: String, maxAttempts: Int? = nil, maxConcurrent: Int? = nil, caFile: String? = nil
+        ) {
             self.url = url
             self.secretFile = secretFile
+            self.maxAttempts = maxAttempts
+            self.maxConcurrent = maxConcurrent
+            self.caFile = caFile
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case url, secretFile, maxAttempts, maxConcurrent, caFile
         }
     }
 
@@ -168,7 +190,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     /// The section's keys (what ``ConfigurationKeyCheck`` accepts).
     static let knownKeys = CodingKeys.allCases.map(\.stringValue)
     /// The webhook section's keys.
-    static let knownWebhookKeys = ["url", "secretFile"]
+    static let knownWebhookKeys = Webhook.CodingKeys.allCases.map(\.stringValue)
 
     public init(from decoder: any Decoder) throws {
         let defaults = GatewayDeliverySettings()
@@ -226,7 +248,10 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         if let url = value("SEALEDPUSH_GATEWAY_PROXY") { proxy = url }
         if let file = value("SEALEDPUSH_GATEWAY_PROXY_CREDENTIALS_FILE") { proxyCredentialsFile = file }
         switch (value("SEALEDPUSH_GATEWAY_WEBHOOK_URL"), value("SEALEDPUSH_GATEWAY_WEBHOOK_SECRET_FILE")) {
-        case (let url?, let file?): webhook = Webhook(url: url, secretFile: file)
+        case (let url?, let file?):  // the file's other webhook settings stay
+            webhook = Webhook(
+                url: url, secretFile: file, maxAttempts: webhook?.maxAttempts, maxConcurrent: webhook?.maxConcurrent,
+                caFile: webhook?.caFile)
         case (nil, nil): break
         default:
             throw GatewayConfigurationError(
@@ -241,6 +266,7 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
         if let file = fcmTrustFile { fcmTrustFile = resolve(file) }
         if let file = proxyCredentialsFile { proxyCredentialsFile = resolve(file) }
         if let file = webhook?.secretFile { webhook?.secretFile = resolve(file) }
+        if let file = webhook?.caFile { webhook?.caFile = resolve(file) }
     }
 
     /// Checks the settings (endpoints, limits, lease against deadline) without reading any file.
@@ -385,11 +411,38 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
             ? try Self.readSecret(webhook.secretFile, setting: "delivery.webhook.secretFile")
             : [UInt8](repeating: 0x61, count: 16)
         defer { Sodium.wipe(&secret) }
+        var configuration: UnregisteredWebhookConfiguration
         do {
-            return try UnregisteredWebhookConfiguration(url: url, secret: secret)
+            configuration = try UnregisteredWebhookConfiguration(url: url, secret: secret)
         } catch let error as SealedPushError {
             throw GatewayConfigurationError("delivery.webhook: \(error.message)")
         }
+        if let attempts = webhook.maxAttempts {
+            guard UnregisteredWebhookConfiguration.attemptsRange.contains(attempts) else {
+                throw GatewayConfigurationError("delivery.webhook.maxAttempts must be 1...20 (got \(attempts))")
+            }
+            configuration.maxAttempts = attempts
+        }
+        if let concurrent = webhook.maxConcurrent {
+            guard UnregisteredWebhookConfiguration.concurrencyRange.contains(concurrent) else {
+                throw GatewayConfigurationError("delivery.webhook.maxConcurrent must be 1...64 (got \(concurrent))")
+            }
+            configuration.maxConcurrent = concurrent
+        }
+        if shutdownGraceSeconds.isFinite, shutdownGraceSeconds >= 0 {  // range checked with the section
+            configuration.drainDeadline = .milliseconds(Int64((min(shutdownGraceSeconds, 3600) * 1000).rounded()))
+        }
+        if let caFile = webhook.caFile, readingSecrets {
+            guard let data = FileManager.default.contents(atPath: caFile), data.count <= 1 << 20 else {
+                throw GatewayConfigurationError("delivery.webhook.caFile \(caFile) cannot be read (or is over 1 MiB)")
+            }
+            let pem = String(decoding: data, as: UTF8.self)
+            do { _ = try UnregisteredWebhookConfiguration.checkTrustRoots(pem: pem) } catch let error as SealedPushError {
+                throw GatewayConfigurationError("delivery.webhook.caFile \(caFile) \(error.message)")
+            }
+            configuration.trustRootsPEM = pem
+        }
+        return configuration
     }
 
     /// Reads a secret file (the webhook's secret, the proxy's credentials): a regular file, not a symlink, readable
