@@ -69,14 +69,19 @@ struct CheckCommand: AsyncParsableCommand {
 
     typealias Attempt = (String, () async throws -> (String, String)) async -> Void
 
+    /// Days left under which the certificate is a warning here: earlier than serve's own warning
+    /// (``GatewayTLSContext/expiryWarningDays``), so a deploy pipeline hears of it first.
+    static let expiryWarningDays = 21
+
     /// The listener's certificate, delivery's files and the blob store.
     static func checkServing(_ configuration: GatewayConfiguration, _ attempt: Attempt) async {
         if let settings = configuration.tls {
             await attempt("tls") {
-                let summary = try GatewayTLSContext(settings: settings).summary
-                let days = Int(summary.notValidAfter.timeIntervalSinceNow / 86_400)
-                if days < 0 { return ("FAIL", "the certificate expired: \(summary)") }
-                return (days < 21 ? "warn" : "ok", "\(summary) (\(days) days left)")
+                // The same load and judgement as serve's (expired or not yet valid: FAIL, naming the file and dates).
+                let now = Date()
+                let summary = try GatewayTLSContext(settings: settings, clock: { now }).summary
+                let days = summary.daysLeft(at: now)
+                return (days < expiryWarningDays ? "warn" : "ok", "\(summary) (\(days) days left)")
             }
         }
         var checked: DeliveryConfiguration?
@@ -113,8 +118,10 @@ struct CheckCommand: AsyncParsableCommand {
     static func checkStoreAndApps(_ configuration: GatewayConfiguration, _ attempt: Attempt) async {
         if configuration.database.hasPrefix("sqlite:") {
             let path = String(configuration.database.dropFirst(7))
-            guard FileManager.default.fileExists(atPath: path) else {
-                await attempt("database") { ("FAIL", "no SQLite database at \(path) (`init` creates one)") }
+            do {
+                try SQLiteGatewayStore.requireExistingDatabase(at: path)
+            } catch {
+                await attempt("database") { throw error }
                 return
             }
         }

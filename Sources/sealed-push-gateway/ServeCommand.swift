@@ -56,7 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         // HTTPS: the certificate and key are checked before anything else starts (a bad pair stops here).
-        let tls = try configuration.tls.map { try GatewayTLSContext(settings: $0) }
+        // A certificate expired or not yet valid stops here too (clients would refuse it); one that expires within
+        // GatewayTLSContext.expiryWarningDays is warned about, here and at each reload.
+        let tls: GatewayTLSContext?
+        do {
+            tls = try configuration.tls.map { try GatewayTLSContext(settings: $0, logger: logger) }
+        } catch let error as GatewayConfigurationError {
+            throw OperatorError(error.message)
+        }
         if let tls {
             logger.info("serving HTTPS; SIGHUP reloads the certificate", metadata: ["certificate": "\(tls.summary)"])
         }
@@ -66,6 +73,15 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(GatewayMetrics.prometheusFactory(registry: registry))
         let metrics = GatewayMetrics(factory: MetricsSystem.factory, exposition: { registry.emitToBuffer() })
 
+        // Only `init` creates a database: a missing file (a mistyped path, a database deleted or moved away) would
+        // otherwise start an empty gateway that looks healthy.
+        if configuration.database.hasPrefix("sqlite:") {
+            do {
+                try SQLiteGatewayStore.requireExistingDatabase(at: String(configuration.database.dropFirst(7)))
+            } catch let error as GatewayStoreError {
+                throw OperatorError("\(error.message) (`database` in \(config))")
+            }
+        }
         let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         let applied = try await store.migrate()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])

@@ -81,6 +81,8 @@ public final class DeliveryService: Service, Sendable {
     public let instance: NodeInstance
     /// `instance.leaseOwner`, built once (every job's end names it).
     private let leaseOwner: String
+    /// The node heartbeat's last outcome (``writeProblem``).
+    public let heartbeatHealth = StoreWriteHealth(failureWindow: .seconds(3_600))
 
     /// Creates the service; nothing runs until ``run()``.
     /// - Parameters:
@@ -120,6 +122,20 @@ public final class DeliveryService: Service, Sendable {
         self.webhook = try configuration.webhook.map { try UnregisteredWebhook(configuration: $0, logger: logger) }
         self.metrics = DeliveryMetrics(factory: metricsFactory)
         (self.handedOver, self.handOver) = AsyncStream.makeStream(of: [ClaimedJob].self)
+    }
+
+    /// Why this node's store writes are failing, judged by its heartbeat (no write of its own): the last heartbeat
+    /// failed, or the last one that worked is older than ``DeliveryConfiguration/nodeStaleAfter`` (other nodes may
+    /// then count this one as dead). Nil before ``start()`` and while heartbeats work.
+    public var writeProblem: String? {
+        guard startState.isStarted else { return nil }
+        if let failure = heartbeatHealth.problem { return "not writable: \(failure)" }
+        if let last = heartbeatHealth.lastSuccess ?? startState.startedAt,
+            last.duration(to: .now) > configuration.nodeStaleAfter
+        {
+            return "not writable: no heartbeat for \(last.duration(to: .now).components.seconds) s"
+        }
+        return nil
     }
 
     /// Jobs were queued (by the HTTP API in this process): claim now rather than at the next poll. Cheap, callable
@@ -185,7 +201,7 @@ public final class DeliveryService: Service, Sendable {
                             + "heartbeat \(String(format: "%.1f", max(0, age))) s ago. Give each process its own "
                             + "delivery.nodeId (SEALEDPUSH_GATEWAY_NODE_ID), or stop that process. If it is dead, it "
                             + "counts as such in \(String(format: "%.1f", staleAfter - max(0, age))) s "
-                            + "(delivery.nodeStaleAfter \(configuration.nodeStaleAfter)); start again then.")
+                            + "(delivery.nodeStaleSeconds: \(String(format: "%g", staleAfter))); start again then.")
                 }
             }
             guard let reclaimed = try await store.takeOverNode(instance, replacing: recorded?.bootID, now: now) else {
@@ -280,8 +296,18 @@ public final class DeliveryService: Service, Sendable {
                             signal.stop()
                             continue
                         }
+                        if heartbeatHealth.problem != nil {
+                            logger.notice("node heartbeat works again: the store takes writes")
+                        }
+                        heartbeatHealth.recordSuccess()
                     } catch {
-                        logger.warning("node heartbeat failed", metadata: ["error": "\(error)"])
+                        // The first failure of a run is an error (readiness turns 503); the next ones warnings.
+                        let first = heartbeatHealth.problem == nil
+                        heartbeatHealth.recordFailure(Self.heartbeatFailure(error))
+                        logger.log(
+                            level: first ? .error : .warning,
+                            first ? "node heartbeat failed: the store does not take writes" : "node heartbeat failed",
+                            metadata: ["error": "\(error)"])
                     }
                 }
                 if clock.now >= nextSweep {
@@ -372,6 +398,16 @@ public final class DeliveryService: Service, Sendable {
                 await shutdownProviders()
             }
         }
+    }
+
+    /// A heartbeat failure's short reason for readiness (no message text: `/healthz` answers anyone).
+    private static func heartbeatFailure(_ error: any Error) -> String {
+        guard let error = error as? GatewayStoreError else { return "heartbeat failed" }
+        // The SQLite store's file reasons are short phrases of its own (its result codes, readiness reads from it).
+        for reason in ["database file deleted", "database file replaced"] where error.message.contains(reason) {
+            return reason
+        }
+        return "heartbeat failed (\(error.code))"
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
@@ -502,8 +538,9 @@ public final class DeliveryService: Service, Sendable {
 /// Whether ``DeliveryService/start()`` succeeded.
 private final class StartState: @unchecked Sendable {
     private let lock = NSLock()
-    private var started = false
+    private var started: ContinuousClock.Instant?
 
-    var isStarted: Bool { lock.withLock { started } }
-    func markStarted() { lock.withLock { started = true } }
+    var isStarted: Bool { lock.withLock { started != nil } }
+    var startedAt: ContinuousClock.Instant? { lock.withLock { started } }
+    func markStarted() { lock.withLock { started = .now } }
 }

@@ -23,8 +23,14 @@ public final class SQLiteGatewayStore: GatewayStore {
     static let walAutoCheckpointPages = 8_000
     /// The database file.
     public let path: String
+    /// Whether the last write went through (``writeProblem``).
+    public let writeHealth = StoreWriteHealth()
+    /// The file opened, watched for deletion or replacement.
+    private let file: SQLiteFileIdentity
 
     /// Opens (creating if needed) the database at `path`. Call ``migrate()`` before use.
+    ///
+    /// Only `init` creates a gateway's database: other callers check ``requireExistingDatabase(at:)`` first.
     /// - Parameters:
     ///   - path: The database file; `-wal` and `-shm` files live beside it.
     ///   - busyTimeout: How long a write waits for another writer's lock before failing.
@@ -52,6 +58,26 @@ public final class SQLiteGatewayStore: GatewayStore {
         } catch {
             throw Self.wrap(error, "opening \(path)")
         }
+        file = SQLiteFileIdentity(path: path)
+    }
+
+    /// Refuses a database path that names no file: a mistyped path, or a database deleted or moved away, would
+    /// otherwise become a new, empty gateway that looks healthy (no apps, every API key refused).
+    /// - Parameter path: The configured database file.
+    /// - Throws: ``GatewayStoreError`` `database` naming the path and `sealed-push-gateway init`.
+    public static func requireExistingDatabase(at path: String) throws {
+        guard SQLiteFileIdentity.identity(of: path) == nil else { return }
+        throw GatewayStoreError(
+            .database, "no SQLite database at \(path); `sealed-push-gateway init` creates one")
+    }
+
+    /// Why this store cannot take writes now, if it cannot: the database file was deleted or replaced since it was
+    /// opened (looked at at most once a second; writes are then refused), or the last write failed for want of the
+    /// store (an SQLite result code such as `SQLITE_IOERR`, `SQLITE_READONLY` or `SQLITE_FULL`; that counts until a
+    /// write succeeds again, or for ``StoreWriteHealth/failureWindow``). Costs no write.
+    public var writeProblem: String? {
+        if let problem = file.problem { return problem }
+        return writeHealth.problem.map { "not writable: \($0)" }
     }
 
     // MARK: Schema and lifecycle
@@ -1095,8 +1121,16 @@ public final class SQLiteGatewayStore: GatewayStore {
     private func write<T: Sendable>(
         _ what: String, durable: Bool = true, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
+        if let problem = file.problem {
+            // The path no longer names the file open here: what is written now would be lost.
+            writeHealth.recordFailure(problem)
+            throw GatewayStoreError(
+                .database,
+                "SQLite refused \(what): \(path) is not the file this gateway opened any more (\(problem)); restore "
+                    + "it and restart the gateway")
+        }
         do {
-            return try await pool.writeWithoutTransaction { db in
+            let result = try await pool.writeWithoutTransaction { db in
                 if !durable { try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
                 defer { if !durable { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
                 var result: T?
@@ -1106,9 +1140,23 @@ public final class SQLiteGatewayStore: GatewayStore {
                 }
                 return result!
             }
+            writeHealth.recordSuccess()
+            return result
         } catch {
+            if let code = Self.unwritable(error) { writeHealth.recordFailure(code) }
             throw Self.wrap(error, what)
         }
+    }
+
+    /// The name of an SQLite result code that says the database cannot take writes (full disk, I/O error, read-only
+    /// file, lock not obtained in time…); nil for any other failure (a constraint, a refusal of what was written).
+    private static func unwritable(_ error: any Error) -> String? {
+        guard let error = error as? DatabaseError else { return nil }
+        let names: [Int32: String] = [
+            3: "SQLITE_PERM", 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 7: "SQLITE_NOMEM", 8: "SQLITE_READONLY",
+            10: "SQLITE_IOERR", 11: "SQLITE_CORRUPT", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 26: "SQLITE_NOTADB",
+        ]
+        return names[error.resultCode.primaryResultCode.rawValue]
     }
 
     /// Runs `body` on a reader connection (internal for tests).

@@ -35,6 +35,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     private let keyRecords = RecentlyRead<StoredAPIKey>()
     let clock: @Sendable () -> Date
     private let tls: GatewayTLSContext?
+    private let healthCheck: GatewayHealth
 
     /// Creates the server.
     /// - Parameters:
@@ -58,6 +59,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.tls = tls
+        self.healthCheck = GatewayHealth(
+            store: store, delivery: delivery, deadline: configuration.healthDeadline, logger: logger)
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
@@ -314,17 +317,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
 
     // MARK: Operations
 
-    private func health() async -> Response {
-        let pinger = StoreCalls(store: store, deadline: configuration.healthDeadline, logger: logger)
-        do {
-            try await pinger.run("ping") { try await $0.ping() }
-            return try JSONResponse.make(.ok, HealthModel(status: "ok", database: "ok"))
-        } catch {
-            return (try? JSONResponse.make(
-                .serviceUnavailable, HealthModel(status: "unavailable", database: "unavailable"),
-                headers: [.retryAfter: "5"])) ?? Response(status: .serviceUnavailable)
-        }
-    }
+    private func health() async -> Response { await healthCheck.response() }  // Lifecycle/GatewayHealth.swift
 
     private func renderMetrics() async throws -> Response {
         guard configuration.metricsOnAPI else {
