@@ -83,7 +83,22 @@ struct DeliveryMetrics: Sendable {
         self.factory = factory
         apns = PlatformMetrics(.apns, factory: factory)
         fcm = PlatformMetrics(.fcm, factory: factory)
+        // The documented transient reasons are series at 0 from the start (a rate over a missing series is no data).
+        for (platform, reasons) in Self.transientReasons {
+            for reason in reasons {
+                _ = Counter(
+                    label: Self.retriesLabel, dimensions: [("platform", platform.rawValue), ("reason", reason)],
+                    factory: factory)
+            }
+        }
     }
+
+    /// The transient reasons the providers' clients report (``ProviderDelivery/transientReasons``), by platform.
+    static let transientReasons: [(PushPlatform, [String])] = [
+        (.apns, ["TooManyRequests", "InternalServerError", "ServiceUnavailable", "NotProcessed", "ConnectionLost",
+                 "ConnectFailed", "Timeout"]),
+        (.fcm, ["quotaExceeded", "unavailable", "internal", "connection", "timeout"]),
+    ]
 
     private func metrics(_ platform: PushPlatform) -> PlatformMetrics {
         switch platform {

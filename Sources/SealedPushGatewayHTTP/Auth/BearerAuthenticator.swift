@@ -17,22 +17,33 @@ struct BearerAuthenticator: Sendable {
     let uses: APIKeyUses
     /// The keys read in the last second.
     let keys: RecentlyRead<StoredAPIKey>
+    /// Where refusals are logged (at most one line every 10 s).
+    let refusals: AuthenticationRefusals
 
     /// Checks that the request carries a key of `appID`.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - appID: The app of the path.
+    ///   - client: The client's address, for the log of refusals.
     /// - Throws: ``GatewayAPIError`` `unauthorized` (401) or `forbidden` (403).
-    func authorize(_ request: Request, appID: String) async throws {
-        guard let header = request.headers[.authorization] else { throw GatewayAPIError.unauthorized }
+    func authorize(_ request: Request, appID: String, client: @autoclosure () -> String) async throws {
+        func refuse(_ reason: AuthenticationRefusals.Reason, keyID: String? = nil) -> GatewayAPIError {
+            refusals.record(reason, appID: appID, keyID: keyID, client: client())
+            return reason == .otherApp ? GatewayAPIError.forbidden : GatewayAPIError.unauthorized
+        }
+        guard let header = request.headers[.authorization] else { throw refuse(.missing) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw GatewayAPIError.unauthorized }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw refuse(.notBearer) }
         let token = String(parts[1]).trimmingSpaces()
         let now = Date()
         // As `GatewayStore.authenticatedKey(bearer:now:)`, with the stored key from the cache while it is fresh.
-        guard let presented = APIKey(parsing: token) else { throw GatewayAPIError.unauthorized }
+        guard let presented = APIKey(parsing: token) else { throw refuse(.malformed) }
         let stored = try await keys.record(id: presented.id) {
             try await calls.run("authenticate", { try await $0.apiKey(id: presented.id) })
         }
-        guard let key = stored, key.accepts(presented, at: now) else { throw GatewayAPIError.unauthorized }
-        guard key.appID == appID else { throw GatewayAPIError.forbidden }
+        guard let key = stored else { throw refuse(.unknown, keyID: presented.id) }
+        guard key.accepts(presented, at: now) else { throw refuse(.rejected, keyID: presented.id) }
+        guard key.appID == appID else { throw refuse(.otherApp, keyID: presented.id) }
         uses.record(key.id, now: now, store: calls.store, logger: calls.logger)
     }
 }

@@ -58,8 +58,8 @@ public struct GatewayMetrics: Sendable {
         /// Sealed receipts recorded (`POST …/receipts`), with dimensions `outcome` (`decrypted`, `duplicate`,
         /// `fallback`) and `reason` (a fallback's reason code; `none` for the others). Counter.
         public static let receipts = "sealedpush_gateway_receipts_total"
-        /// Receipts refused, with dimension `cause` (`malformed`, `unknownSender`, `notOpened`, `replayed`,
-        /// `unknownMessage`, `rateLimited`). Counter.
+        /// Receipts refused, with dimension `cause` (`malformed`, `unknownSender`, `unknownServerKey`, `notOpened`,
+        /// `replayed`, `unknownMessage`, `limitReached`, `rateLimited`). Counter.
         public static let receiptsRefused = "sealedpush_gateway_receipts_refused_total"
         /// Notifications withdrawn (`DELETE …/notifications/{id}`, first call) and the jobs it ended, with dimension
         /// `what` (`notifications`, `jobs`). Counter.
@@ -92,6 +92,18 @@ public struct GatewayMetrics: Sendable {
         queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
         sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
         attachmentBytes = CoreMetrics.Counter(label: Name.attachmentBytes, factory: factory)
+        // The series whose label values are known in advance, at 0 before their first event (Prometheus'
+        // instrumentation practices: a rate over a missing series is no data, not 0).
+        for cause in Self.receiptRefusalCauses {
+            _ = CoreMetrics.Counter(label: Name.receiptsRefused, dimensions: [("cause", cause)], factory: factory)
+        }
+        for outcome in ["decrypted", "duplicate"] {
+            _ = CoreMetrics.Counter(
+                label: Name.receipts, dimensions: [("outcome", outcome), ("reason", "none")], factory: factory)
+        }
+        for what in ["notifications", "jobs"] {
+            _ = CoreMetrics.Counter(label: Name.withdrawn, dimensions: [("what", what)], factory: factory)
+        }
     }
 
     /// Creates the metrics in a Prometheus registry of their own (tests; or a gateway that does not bootstrap the
@@ -136,8 +148,16 @@ public struct GatewayMetrics: Sendable {
         return factory
     }
 
-    /// The Prometheus text exposition of every metric in the factory.
-    public func render() -> [UInt8] { exposition() }
+    /// The Prometheus text exposition of every metric in the factory, each family with its `# HELP` line
+    /// (``MetricHelp``), then the standard process metrics (``ProcessMetrics``).
+    public func render() -> [UInt8] { MetricHelp.adding(to: exposition()) + Array(ProcessMetrics.exposition().utf8) }
+
+    /// The causes a receipt is refused for (`sealedpush_gateway_receipts_refused_total{cause}`), each a series from
+    /// the start.
+    static let receiptRefusalCauses = [
+        "malformed", "unknownSender", "unknownServerKey", "notOpened", "replayed", "unknownMessage", "limitReached",
+        "rateLimited",
+    ]
 
     /// Counts a receipt recorded, by outcome and reason: a reason outside the reference step's codes
     /// (``DeliveryReceipt/referenceReasonCodes``) counts as `other`, so devices cannot add series without bound.

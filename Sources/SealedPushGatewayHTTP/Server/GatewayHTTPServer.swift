@@ -36,6 +36,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     let clock: @Sendable () -> Date
     private let tls: GatewayTLSContext?
     private let healthCheck: GatewayHealth
+    /// The log of refused API keys (at most one line every 10 s).
+    private let authRefusals: AuthenticationRefusals
 
     /// Creates the server.
     /// - Parameters:
@@ -59,6 +61,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.tls = tls
+        self.authRefusals = AuthenticationRefusals(logger: logger)
         self.healthCheck = GatewayHealth(
             store: store, delivery: delivery, deadline: configuration.healthDeadline, logger: logger)
         self.configuration = configuration
@@ -188,7 +191,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     /// The app of the path, after checking the request's key acts for it.
     func authorizedApp(_ request: Request, _ context: GatewayRequestContext) async throws -> String {
         let appID = context.pathID("appId") ?? ""
-        try await BearerAuthenticator(calls: calls, uses: keyUses, keys: keyRecords).authorize(request, appID: appID)
+        try await BearerAuthenticator(calls: calls, uses: keyUses, keys: keyRecords, refusals: authRefusals)
+            .authorize(request, appID: appID, client: context.clientAddress)
         return appID
     }
 
