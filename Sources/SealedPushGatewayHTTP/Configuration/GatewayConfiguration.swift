@@ -129,6 +129,11 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// `host:port` where `serve` serves `/metrics` (plain HTTP, for Prometheus on a network only monitoring reaches),
     /// the API's listener then answering it `404`; nil: the API serves `/metrics` to anyone who can reach it.
     public var metricsListen: String?
+    /// At a graceful stop, the seconds `/healthz` answers `503` (`stopping`) before the listener closes (0 to 300;
+    /// default 0): give a load balancer the time to take the node out.
+    public var drainSeconds: Double = 0
+    /// At a graceful stop, the seconds requests in flight may take after the listener closed (0 to 600; default 20).
+    public var requestGraceSeconds: Double = 20
 
     /// Creates a configuration.
     public init(
@@ -148,6 +153,7 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, database, maxBodyBytes, logLevel, overflow, delivery, allowPlainHTTP, rateLimits, tls, metricsListen, logFormat
+        case drainSeconds, requestGraceSeconds
     }
 
     /// The top level's keys (what ``ConfigurationKeyCheck`` accepts).
@@ -168,6 +174,8 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
         rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
         tls = try container.decodeIfPresent(GatewayTLSSettings.self, forKey: .tls)
         metricsListen = try container.decodeIfPresent(String.self, forKey: .metricsListen)
+        drainSeconds = try container.decodeIfPresent(Double.self, forKey: .drainSeconds) ?? 0
+        requestGraceSeconds = try container.decodeIfPresent(Double.self, forKey: .requestGraceSeconds) ?? 20
     }
 
     /// A decoding error as the setting it is about and what it needs: `setting "delivery.leaseSeconds": …`.
@@ -335,6 +343,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
             throw GatewayConfigurationError("metricsListen must differ from listen (\(listen)): it moves /metrics off the API")
         }
         guard maxBodyBytes > 0 else { throw GatewayConfigurationError("maxBodyBytes must be positive") }
+        guard (0...300).contains(drainSeconds) else {
+            throw GatewayConfigurationError("drainSeconds must be 0 to 300 (got \(drainSeconds))")
+        }
+        guard (0...600).contains(requestGraceSeconds) else {
+            throw GatewayConfigurationError("requestGraceSeconds must be 0 to 600 (got \(requestGraceSeconds))")
+        }
         try rateLimits?.validate()
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw GatewayConfigurationError(
@@ -410,9 +424,12 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
     /// The HTTP server's settings.
     public func httpConfiguration() throws -> GatewayHTTPConfiguration {
         let (host, port) = try listenAddress()
-        return GatewayHTTPConfiguration(
+        var configuration = GatewayHTTPConfiguration(
             host: host, port: port, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits ?? RateLimits(),
             metricsOnAPI: metricsListen == nil)
+        configuration.drain = .milliseconds(Int64((drainSeconds * 1000).rounded()))
+        configuration.requestGrace = .milliseconds(Int64((requestGraceSeconds * 1000).rounded()))
+        return configuration
     }
 
     /// The overflow sealer's settings, with its blob store opened.

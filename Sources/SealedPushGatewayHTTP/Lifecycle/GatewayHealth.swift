@@ -13,6 +13,7 @@ import SealedPushGateway
 /// - the last write failed for want of the store (`not writable: SQLITE_IOERR` and the like; SQLite only) or the
 ///   node heartbeat failed or stopped (`not writable: heartbeat failed (database)`, `not writable: no heartbeat for
 ///   N s`; nodes that deliver).
+/// Once the graceful stop has begun it answers `503` with status `stopping` (``DrainService``).
 /// Each change between ready and not ready is logged once (an error when it stops being ready, with the database
 /// file's path for SQLite; a notice when it is ready again).
 final class GatewayHealth: @unchecked Sendable {  // `reported` is behind `lock`
@@ -20,6 +21,7 @@ final class GatewayHealth: @unchecked Sendable {  // `reported` is behind `lock`
     private let delivery: DeliveryService?
     private let deadline: Duration
     private let logger: Logger
+    private let shutdown: ShutdownState
     private let lock = NSLock()
     private var reported: String?
 
@@ -28,15 +30,26 @@ final class GatewayHealth: @unchecked Sendable {  // `reported` is behind `lock`
     ///   - delivery: This process's delivery service, if it delivers (its heartbeat's outcome counts).
     ///   - deadline: How long the ping may take.
     ///   - logger: Where changes of readiness are logged.
-    init(store: any GatewayStore, delivery: DeliveryService?, deadline: Duration, logger: Logger) {
+    ///   - shutdown: Whether the graceful stop has begun (then `503` with status `stopping`).
+    init(
+        store: any GatewayStore, delivery: DeliveryService?, deadline: Duration, logger: Logger,
+        shutdown: ShutdownState = ShutdownState()
+    ) {
+        self.shutdown = shutdown
         self.store = store
         self.delivery = delivery
         self.deadline = deadline
         self.logger = logger
     }
 
-    /// The `Health` answer: `200` when ready, else `503` naming the database's problem.
+    /// The `Health` answer: `200` when ready, else `503` naming the database's problem; `503` with status `stopping`
+    /// once the graceful stop has begun (a load balancer takes the node out while it still answers).
     func response() async -> Response {
+        if shutdown.isStopping {
+            return (try? JSONResponse.make(
+                .serviceUnavailable, HealthModel(status: "stopping", database: "ok"),
+                headers: [.retryAfter: "5"])) ?? Response(status: .serviceUnavailable)
+        }
         let problem = await self.problem()
         noteChange(to: problem)
         guard let problem else {

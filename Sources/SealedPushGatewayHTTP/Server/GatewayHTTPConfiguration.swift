@@ -20,6 +20,12 @@ public struct GatewayHTTPConfiguration: Sendable, Hashable {
     /// Whether the API answers `/metrics` (false when ``GatewayMetricsServer`` serves it on an address of its own:
     /// the API then answers `404`).
     public var metricsOnAPI: Bool
+    /// At a graceful stop, how long `/healthz` answers `503` (`stopping`) while the listener still takes requests,
+    /// so a load balancer stops sending new ones before connections are refused (0: the listener closes at once).
+    public var drain: Duration = .zero
+    /// At a graceful stop, how long requests already in flight (a body still arriving included) may take once the
+    /// listener is closed; connections still open then are closed.
+    public var requestGrace: Duration = .seconds(20)
 
     /// Creates a configuration.
     /// - Parameters:

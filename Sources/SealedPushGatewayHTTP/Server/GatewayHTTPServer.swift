@@ -36,6 +36,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
     let clock: @Sendable () -> Date
     private let tls: GatewayTLSContext?
     private let healthCheck: GatewayHealth
+    /// Whether the graceful stop has begun (``DrainService`` marks it; `/healthz` answers `503` `stopping`).
+    let shutdownState = ShutdownState()
     /// The log of refused API keys (at most one line every 10 s).
     private let authRefusals: AuthenticationRefusals
 
@@ -63,7 +65,8 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
         self.tls = tls
         self.authRefusals = AuthenticationRefusals(logger: logger)
         self.healthCheck = GatewayHealth(
-            store: store, delivery: delivery, deadline: configuration.healthDeadline, logger: logger)
+            store: store, delivery: delivery, deadline: configuration.healthDeadline, logger: logger,
+            shutdown: shutdownState)
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
@@ -120,10 +123,37 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        do {
-            try await application.run()
-        } catch {
-            throw ListenError.bind(error, listener: "the API", host: configuration.host, port: configuration.port) ?? error
+        let (host, port, grace, logger) = (configuration.host, configuration.port, configuration.requestGrace, logger)
+        // At a graceful stop the application closes its listener and waits for the requests in flight; a client that
+        // stops sending in the middle of a body would hold the process until the idle timeout. So the requests get
+        // `requestGrace`, then the connections still open are closed (the application's task is cancelled).
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await application.run()
+                } catch where Task.isCancelled {
+                    return true  // closed after the grace
+                } catch {
+                    throw ListenError.bind(error, listener: "the API", host: host, port: port) ?? error
+                }
+                return true
+            }
+            group.addTask {
+                do { try await gracefulShutdown() } catch { return false }
+                do { try await Task.sleep(for: grace) } catch { return false }
+                logger.warning(
+                    "requests still in flight after the grace: closing their connections",
+                    metadata: ["requestGraceSeconds": "\(grace.components.seconds)"])
+                return false
+            }
+            while let finished = try await group.next() {
+                if finished {
+                    group.cancelAll()
+                    return
+                }
+                // The grace ran out (or the watch was cancelled): end the application.
+                group.cancelAll()
+            }
         }
     }
 

@@ -6,8 +6,10 @@ import UnixSignals
 /// The gateway's process: the store, any extra services (the delivery worker), and the HTTP server, in one
 /// swift-service-lifecycle `ServiceGroup`.
 ///
-/// Order is the shutdown order reversed: on SIGTERM or SIGINT the HTTP server stops accepting and finishes its
-/// requests in flight first, then the extra services stop (last one first), then the store closes.
+/// Order is the shutdown order reversed: on SIGTERM or SIGINT the drain runs first (``DrainService``: `/healthz`
+/// answers `503` while the listener still takes requests, for ``GatewayHTTPConfiguration/drain``), then the HTTP
+/// server stops accepting and finishes its requests in flight (within ``GatewayHTTPConfiguration/requestGrace``),
+/// then the extra services stop (last one first), then the store closes.
 public enum GatewayServiceGroup {
     /// Builds the group.
     /// - Parameters:
@@ -22,7 +24,11 @@ public enum GatewayServiceGroup {
         store: any GatewayStore, http: GatewayHTTPServer, extraServices: [any Service] = [],
         signals: [UnixSignal] = [.sigterm, .sigint], logger: Logger
     ) -> ServiceGroup {
-        let services: [any Service] = [StoreLifecycleService(store: store)] + extraServices + [http]
+        // The drain goes last, so it is the first to stop: `/healthz` turns 503 before the listener closes.
+        let drain = DrainService(
+            state: http.shutdownState, drain: http.configuration.drain, requestGrace: http.configuration.requestGrace,
+            logger: logger)
+        let services: [any Service] = [StoreLifecycleService(store: store)] + extraServices + [http, drain]
         return ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map {

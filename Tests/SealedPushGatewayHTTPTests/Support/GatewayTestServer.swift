@@ -46,7 +46,8 @@ final class GatewayTestServer: Sendable {
     static func start(
         _ backend: Backend, maxBodyBytes: Int = 16_384, overflowPrefix: String? = nil, rateLimits: RateLimits = RateLimits(),
         fetchPolicy: AttachmentFetchPolicy = GatewayTestServer.loopbackFetchPolicy,
-        wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 }
+        wrapStore: @Sendable (any GatewayStore) -> any GatewayStore = { $0 },
+        configure: (inout GatewayHTTPConfiguration) -> Void = { _ in }
     ) async throws -> GatewayTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gwhttp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -86,9 +87,11 @@ final class GatewayTestServer: Sendable {
         }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let served = wrapStore(store)
+        var configuration = GatewayHTTPConfiguration(
+            host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits)
+        configure(&configuration)
         let http = GatewayHTTPServer(
-            configuration: GatewayHTTPConfiguration(
-                host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
+            configuration: configuration,
             store: served, metrics: GatewayMetrics(registry: registry), overflow: overflow,
             logger: logs.logger(label: "http"), onListening: { port in portSink.yield(port) })
         let group = GatewayServiceGroup.make(store: served, http: http, signals: [], logger: logs.logger(label: "group"))
