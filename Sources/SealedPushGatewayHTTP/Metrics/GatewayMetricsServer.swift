@@ -6,8 +6,9 @@ import ServiceLifecycle
 
 /// `/metrics` on an address of its own (`metricsListen`), for Prometheus on a network only monitoring reaches:
 /// the API's listener then answers `/metrics` with `404`, so whoever can reach the API (every backend, or the
-/// internet behind TLS) no longer reads the gateway's counters, app ids among them. Plain HTTP; every other path is
-/// `404` with the contract's `Error` object.
+/// internet behind TLS) no longer reads the gateway's counters, app ids among them. Plain HTTP, with the API's checks of
+/// each request (``GatewayHTTP1Channel``); `HEAD /metrics` too; every other path is `404` with the contract's `Error`
+/// object.
 public struct GatewayMetricsServer: Service, CustomStringConvertible {
     private let host: String
     private let port: Int
@@ -46,8 +47,12 @@ public struct GatewayMetricsServer: Service, CustomStringConvertible {
         router.get("/metrics") { _, _ in await endpoint.response() }
         router.add(middleware: ErrorResponseMiddleware<BasicRequestContext>(notFound: "this is the gateway's metrics listener: it serves GET (and HEAD) /metrics only"))
         let onListening = self.onListening
+        // The API's HTTP/1.1 channel: the same checks of each request head (one Host, HTTP/1.0's close, 501 for an
+        // unknown method) and the contract's Error object for malformed HTTP.
+        let server = HTTPServerBuilder { responder in GatewayHTTP1Channel(responder: responder, idleTimeout: .seconds(30)) }
         let application = Application(
             router: router,
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
