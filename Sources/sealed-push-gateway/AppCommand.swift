@@ -31,14 +31,12 @@ enum OperatorStore {
         } catch let error as GatewayConfigurationError {
             throw OperatorError(error.message)
         }
-        if configuration.database.hasPrefix("sqlite:") {
-            let path = String(configuration.database.dropFirst("sqlite:".count))
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw OperatorError(
-                    "no SQLite database at \(path) (`database` in \(config)); `sealed-push-gateway init` creates one")
-            }
+        let store: any GatewayStore
+        do {
+            store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
+        } catch let error as GatewayStoreError {
+            throw OperatorError("\(error.message) (`database` in \(config))")
         }
-        let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         _ = try await store.migrate()
         return store
     }

@@ -116,15 +116,6 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// The database (reached, its schema) and every app's key files.
     static func checkStoreAndApps(_ configuration: GatewayConfiguration, _ attempt: Attempt) async {
-        if configuration.database.hasPrefix("sqlite:") {
-            let path = String(configuration.database.dropFirst(7))
-            do {
-                try SQLiteGatewayStore.requireExistingDatabase(at: path)
-            } catch {
-                await attempt("database") { throw error }
-                return
-            }
-        }
         let store: any GatewayStore
         do {
             store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))

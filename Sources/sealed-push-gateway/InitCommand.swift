@@ -92,7 +92,7 @@ struct InitCommand: AsyncParsableCommand {
         try identity.write(toFile: identityPath)
         let key = APIKey.generate()
         do {
-            let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
+            let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"), creating: true)
             do {
                 _ = try await store.migrate()
                 try await store.putApp(

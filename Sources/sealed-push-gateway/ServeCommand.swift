@@ -73,16 +73,13 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(GatewayMetrics.prometheusFactory(registry: registry))
         let metrics = GatewayMetrics(factory: MetricsSystem.factory, exposition: { registry.emitToBuffer() })
 
-        // Only `init` creates a database: a missing file (a mistyped path, a database deleted or moved away) would
-        // otherwise start an empty gateway that looks healthy.
-        if configuration.database.hasPrefix("sqlite:") {
-            do {
-                try SQLiteGatewayStore.requireExistingDatabase(at: String(configuration.database.dropFirst(7)))
-            } catch let error as GatewayStoreError {
-                throw OperatorError("\(error.message) (`database` in \(config))")
-            }
+        // Only `init` creates a database: a missing file (a mistyped path, a database deleted or moved away) is refused.
+        let store: any GatewayStore
+        do {
+            store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
+        } catch let error as GatewayStoreError {
+            throw OperatorError("\(error.message) (`database` in \(config))")
         }
-        let store = try configuration.openStore(logger: Logger(label: "sealed-push.gateway.db"))
         let applied = try await store.migrate()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -90,9 +91,9 @@ struct WebhookHTTPClient: Sendable {
             throw WebhookAttemptError("cannot connect to \(redactedURL) (\(Self.describe(error)))")
         }
         let raw = channel.channel
-        let timedOut = WebhookFlag()
+        let timedOut = NIOLockedValueBox(false)
         let timer = raw.eventLoop.scheduleTask(deadline: .now() + .nanoseconds(nanoseconds)) {
-            timedOut.set()
+            timedOut.withLockedValue { $0 = true }
             raw.close(promise: nil)
         }
         defer { timer.cancel() }
@@ -113,11 +114,11 @@ struct WebhookHTTPClient: Sendable {
             } onCancel: {
                 raw.close(promise: nil)
             }
-        } catch let error as WebhookAttemptError where !timedOut.isSet {
+        } catch let error as WebhookAttemptError where !timedOut.withLockedValue({ $0 }) {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            if timedOut.isSet { throw WebhookAttemptError("no answer from \(redactedURL) within \(timeout)") }
+            if timedOut.withLockedValue({ $0 }) { throw WebhookAttemptError("no answer from \(redactedURL) within \(timeout)") }
             throw WebhookAttemptError("the connection to \(redactedURL) failed (\(Self.describe(error)))")
         }
     }
@@ -137,14 +138,6 @@ struct WebhookHTTPClient: Sendable {
 struct WebhookAttemptError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Set once, read from any thread.
-final class WebhookFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
 
 extension UnregisteredWebhookConfiguration {

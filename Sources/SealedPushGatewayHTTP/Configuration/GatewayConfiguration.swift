@@ -451,14 +451,21 @@ public struct GatewayConfiguration: Sendable, Hashable, Codable {
 
     /// Opens the configured database (not yet migrated).
     /// - Parameter logger: The database's logger.
-    public func openStore(logger: Logger) throws -> any GatewayStore {
-        try Self.openStore(database, logger: logger)
+    public func openStore(logger: Logger, creating: Bool = false) throws -> any GatewayStore {
+        try Self.openStore(database, logger: logger, creating: creating)
     }
 
     /// Opens `sqlite:PATH` or a `postgres://` URL.
-    public static func openStore(_ database: String, logger: Logger) throws -> any GatewayStore {
+    ///
+    /// Only `init` creates a SQLite database (`creating`): for everything else a path with no database is refused
+    /// (``SQLiteGatewayStore/requireExistingDatabase(at:)``), so a mistyped path, or a database deleted or moved away,
+    /// never becomes a new, empty gateway that looks healthy.
+    /// - Throws: `GatewayStoreError` `database`, naming the path and `sealed-push-gateway init`, for a missing one.
+    public static func openStore(_ database: String, logger: Logger, creating: Bool = false) throws -> any GatewayStore {
         if database.hasPrefix("sqlite:") {
-            return try SQLiteGatewayStore(path: String(database.dropFirst(7)))
+            let path = String(database.dropFirst(7))
+            if !creating { try SQLiteGatewayStore.requireExistingDatabase(at: path) }
+            return try SQLiteGatewayStore(path: path)
         }
         return try PostgresGatewayStore(url: database, logger: logger)
     }

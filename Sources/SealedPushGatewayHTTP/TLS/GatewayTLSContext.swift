@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOSSL
+import SealedPushCore
 
 /// The TLS server context the API's listener hands to each new connection, reloadable from its files.
 ///
@@ -100,16 +101,7 @@ public final class GatewayTLSContext: Sendable {
     /// The serial number's bytes as hex, two upper-case digits a byte (`openssl x509 -serial`).
     /// - Parameter bytes: The serial number's big-endian bytes.
     /// - Returns: The hex text.
-    public static func serialHex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public static func serialHex(_ bytes: [UInt8]) -> String { Hex.encode(bytes).uppercased() }
 
     private func warnIfExpiringSoon(_ summary: Summary) {
         guard let logger else { return }

@@ -54,8 +54,9 @@ enum NodeAndRetryDeliveryContract {
     }
 
     /// Two live processes (here, two services) never share a node id: the second start fails naming the first
-    /// and when it would count as dead. Once the first's heartbeat is stale, the id may be taken over, and the
-    /// first learns it at its next heartbeat.
+    /// and when it would count as dead, and the setting an operator can change, `delivery.nodeStaleSeconds` (audit:
+    /// it named `delivery.nodeStaleAfter`, which is no setting). Once the first's heartbeat is stale, the id may be
+    /// taken over, and the first learns it at its next heartbeat.
     static func liveNodeIDIsRefused(_ harness: any StoreHarness) async throws {
         try await withDeliveryFixture(harness) { fixture in
             let quiet = DeliveryFixture.quietLogger("delivery")
@@ -72,6 +73,7 @@ enum NodeAndRetryDeliveryContract {
             } throws: { error in
                 guard let error = error as? GatewayStoreError, error.code == .nodeInUse else { return false }
                 return error.message.contains(first.instance.bootID) && error.message.contains("counts as such in")
+                    && error.message.contains("delivery.nodeStaleSeconds") && !error.message.contains("nodeStaleAfter")
             }
             try await DeliveryService(
                 store: fixture.store, configuration: fixture.configuration(nodeID: "other"), logger: quiet,
