@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SealedPushGatewayTestSupport
 import Testing
 
 @testable import SealedPushGatewayHTTP
@@ -47,7 +48,7 @@ struct AuthenticationRefusalLogTests {
         refusals.record(.missing, appID: "../x", keyID: nil, client: "192.0.2.1")
         let lines = logs.text.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.last?.contains("\"refusedSinceLastLine\": 3") == true, "\(lines)")
+        #expect(logs.lines.last?.metadata["refusedSinceLastLine"] == "3", "\(lines)")
         #expect(lines.last?.contains("(not an app id)") == true, "\(lines)")
     }
 }

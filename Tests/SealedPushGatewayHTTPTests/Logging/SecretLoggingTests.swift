@@ -3,6 +3,7 @@ import Logging
 import Prometheus
 import SealedPushGateway
 import SealedPushGatewayHTTP
+import SealedPushGatewayTestSupport
 import Testing
 
 /// No secret of the process reaches the log at any level: the service group (swift-service-lifecycle logs its

@@ -1,5 +1,6 @@
 import Foundation
 import SealedPushGatewayHTTP
+import SealedPushGatewayTestSupport
 import Testing
 
 /// A certificate that expires within ``GatewayTLSContext/expiryWarningDays`` is warned about at load and at each

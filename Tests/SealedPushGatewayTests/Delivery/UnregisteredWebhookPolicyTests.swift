@@ -31,7 +31,7 @@ struct UnregisteredWebhookPolicyTests {
         let target = try await WebhookReceiver.start(answers: [])
         let receiver = try await WebhookReceiver.start(
             answers: [307, 307, 307], location: "http://127.0.0.1:\(target.port)/internal-admin?x=1")
-        let logs = WebhookTestLogs()
+        let logs = CapturedLogs()
         let webhook = try UnregisteredWebhook(
             configuration: Self.configuration("http://127.0.0.1:\(receiver.port)/hook"), logger: logs.logger())
         let delivered = await webhook.deliver(Self.event("device-r"))
@@ -54,7 +54,7 @@ struct UnregisteredWebhookPolicyTests {
         let port = closed.port
         await closed.stop()
         let answering = try await WebhookReceiver.start(answers: [500, 500])
-        let logs = WebhookTestLogs()
+        let logs = CapturedLogs()
         for port in [port, answering.port] {
             let configuration = try Self.configuration(
                 "http://hookuser:HookPassw0rd@127.0.0.1:\(port)/hook?token=QS-SECRET-TOKEN", attempts: 2)
@@ -101,7 +101,7 @@ struct UnregisteredWebhookPolicyTests {
         let receiver = try await WebhookReceiver.start(answers: [], delay: .seconds(3))
         var configuration = try Self.configuration("http://127.0.0.1:\(receiver.port)/hook")
         configuration.requestTimeout = .seconds(10)
-        let logs = WebhookTestLogs()
+        let logs = CapturedLogs()
         let webhook = try UnregisteredWebhook(configuration: configuration, logger: logs.logger())
         let running = Task { await webhook.run() }
         for index in 1...6 { webhook.notify(Self.event("device-\(index)")) }
@@ -122,7 +122,7 @@ struct UnregisteredWebhookPolicyTests {
     /// attempt by result.
     @Test func outcomesAreCounted() async throws {
         let metrics = TestMetrics()
-        let logs = WebhookTestLogs()
+        let logs = CapturedLogs()
         // One event per webhook, one after the other: 500 then 200 (delivered), 500 twice (failed), 302 (failed at
         // once), then a queue of one: the second event dropped, the first delivered.
         let receiver = try await WebhookReceiver.start(answers: [500, 200, 500, 500, 302, 200])
