@@ -6,7 +6,8 @@ import NIOSSL
 
 /// A small HTTP/1.1 server on loopback (plain, or TLS with a certificate of the test's) that records every request
 /// (method, path, headers, body, arrival time) and answers each with the next status of a script (200 once the
-/// script is used up), optionally after a delay and with a `Location` header on 3xx answers.
+/// script is used up), optionally after a delay, with a `Location` header on 3xx answers and a `Retry-After` header on
+/// 4xx and 5xx answers.
 public final class WebhookReceiver: Sendable {
     /// One request received.
     public struct Request: Sendable {
@@ -33,10 +34,12 @@ public final class WebhookReceiver: Sendable {
         private var received: [Request] = []
         let delay: Duration
         let location: String?
-        init(answers: [Int], delay: Duration, location: String?) {
+        let retryAfter: String?
+        init(answers: [Int], delay: Duration, location: String?, retryAfter: String?) {
             self.answers = answers
             self.delay = delay
             self.location = location
+            self.retryAfter = retryAfter
         }
         func record(_ request: Request) -> Int {
             lock.withLock {
@@ -63,14 +66,15 @@ public final class WebhookReceiver: Sendable {
     ///   - answers: The statuses of the first answers.
     ///   - delay: How long each answer waits after its request arrived (a slow receiver).
     ///   - location: The `Location` header of 3xx answers.
+    ///   - retryAfter: The `Retry-After` header of 4xx and 5xx answers.
     ///   - tls: A PEM certificate and its PEM private key to serve HTTPS with; nil for plain HTTP.
     /// - Returns: The running receiver.
     public static func start(
-        answers: [Int], delay: Duration = .zero, location: String? = nil,
+        answers: [Int], delay: Duration = .zero, location: String? = nil, retryAfter: String? = nil,
         tls: (certificatePEM: String, privateKeyPEM: String)? = nil
     ) async throws -> WebhookReceiver {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let state = State(answers: answers, delay: delay, location: location)
+        let state = State(answers: answers, delay: delay, location: location, retryAfter: retryAfter)
         let sslContext = try tls.map { pair in
             try NIOSSLContext(
                 configuration: .makeServerConfiguration(
@@ -127,6 +131,9 @@ public final class WebhookReceiver: Sendable {
                 headers.add(name: "Connection", value: "close")
                 if (300..<400).contains(status), let location = state.location {
                     headers.add(name: "Location", value: location)
+                }
+                if (400..<600).contains(status), let retryAfter = state.retryAfter {
+                    headers.add(name: "Retry-After", value: retryAfter)
                 }
                 let response = HTTPResponseHead(version: head.version, status: .init(statusCode: status), headers: headers)
                 let delay = state.delay

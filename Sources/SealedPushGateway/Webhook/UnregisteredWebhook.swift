@@ -4,11 +4,12 @@ import Metrics
 
 /// The gateway's webhook: posts ``WebhookEvent``s — ``UnregisteredDeviceEvent``s from delivery, ``ReceiptEvent``s from
 /// the receipt endpoint — to the configured URL, signed, under the delivery policy described at
-/// ``UnregisteredWebhookConfiguration`` (bounded retries with backoff and jitter, redirects never followed, up to
+/// ``UnregisteredWebhookConfiguration`` (bounded retries with backoff and jitter or the receiver's `Retry-After`,
+/// redirects and refusals never retried, up to
 /// ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, a bounded in-memory queue).
 ///
 /// ``notify(_:)`` never waits: events are held (bounded) and ``run()`` posts them. Every event ends delivered, failed
-/// (attempts spent, a redirect) or dropped (the queue full, or stopped before delivery); the last two are logged at
+/// (attempts spent, a redirect, a refusal) or dropped (the queue full, or stopped before delivery); the last two are logged at
 /// `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``). Logs never carry the
 /// URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's body.
 public final class UnregisteredWebhook: Sendable {
@@ -87,12 +88,15 @@ public final class UnregisteredWebhook: Sendable {
             case .delivered:
                 queue.done(item)
                 metrics.record(.delivered, event: item.event.eventType)
-            case .failed(let problem, let final):
+            case .failed(let problem, let final, let retryAfter):
                 if final || item.attempts >= configuration.maxAttempts {
                     queue.done(item)
                     giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
                 } else {
-                    queue.retry(item, after: configuration.backoff(afterFailures: item.attempts, random: .random(in: 0...1)))
+                    queue.retry(
+                        item,
+                        after: configuration.retryWait(
+                            afterFailures: item.attempts, retryAfter: retryAfter, random: .random(in: 0...1)))
                 }
             case .cancelled:
                 return  // left held: logged as dropped by run()
@@ -112,12 +116,12 @@ public final class UnregisteredWebhook: Sendable {
             case .delivered:
                 metrics.record(.delivered, event: event.eventType)
                 return true
-            case .failed(let problem, let final):
+            case .failed(let problem, let final, let retryAfter):
                 if final || number == configuration.maxAttempts {
                     giveUp(event, deliveryID: deliveryID, attempts: number, reason: problem, outcome: .failed)
                     return false
                 }
-                let delay = configuration.backoff(afterFailures: number, random: .random(in: 0...1))
+                let delay = configuration.retryWait(afterFailures: number, retryAfter: retryAfter, random: .random(in: 0...1))
                 do { try await Task.sleep(for: delay) } catch {
                     giveUp(event, deliveryID: deliveryID, attempts: number, reason: "cancelled", outcome: .dropped)
                     return false
@@ -133,8 +137,9 @@ public final class UnregisteredWebhook: Sendable {
     /// How one attempt ended.
     private enum AttemptOutcome {
         case delivered
-        /// Not delivered; `final` when retrying cannot help (a redirect).
-        case failed(String, final: Bool)
+        /// Not delivered; `final` when retrying cannot help (a redirect, a refusal), `retryAfter` the wait the
+        /// receiver asked for.
+        case failed(String, final: Bool, retryAfter: Duration?)
         case cancelled
     }
 
@@ -151,7 +156,8 @@ public final class UnregisteredWebhook: Sendable {
         ]
         let outcome: AttemptOutcome
         do {
-            let status = try await client.post(headers: headers, body: body, timeout: configuration.requestTimeout)
+            let answer = try await client.post(headers: headers, body: body, timeout: configuration.requestTimeout)
+            let status = answer.status
             metrics.recordAttempt(.init(status: status), event: event.eventType)
             switch status {
             case 200..<300:
@@ -160,18 +166,23 @@ public final class UnregisteredWebhook: Sendable {
                     metadata: ["delivery": "\(deliveryID)", "event": "\(event.eventType)", "attempt": "\(attempt)"])
                 return .delivered
             case 300..<400:
-                outcome = .failed("HTTP \(status): redirects are not followed", final: true)
+                outcome = .failed("HTTP \(status): redirects are not followed", final: true, retryAfter: nil)
+            case _ where !answer.isRetryable:
+                outcome = .failed(
+                    "HTTP \(status): the receiver refused the event (a 4xx other than 408, 425 and 429 is not retried)",
+                    final: true, retryAfter: nil)
             default:
-                outcome = .failed("HTTP \(status)", final: false)
+                let asked = answer.retryAfter.map { ", Retry-After \($0)" } ?? ""
+                outcome = .failed("HTTP \(status)\(asked)", final: false, retryAfter: answer.retryAfter)
             }
         } catch is CancellationError {
             return .cancelled
         } catch {
             if Task.isCancelled { return .cancelled }
             metrics.recordAttempt(.error, event: event.eventType)
-            outcome = .failed("\(error)", final: false)
+            outcome = .failed("\(error)", final: false, retryAfter: nil)
         }
-        if case .failed(let problem, _) = outcome {
+        if case .failed(let problem, _, _) = outcome {
             logger.notice(
                 "webhook attempt failed",
                 metadata: [

@@ -19,10 +19,12 @@ import SealedPushCore
 /// **Delivery policy** (in memory only: events are lost when the process stops or crashes; a backend reconciles with
 /// the notification status and device endpoints):
 /// - A 2xx answer delivers the event. A 3xx is a failure of the event at once (redirects are never followed: a
-///   redirect would not change on retry, and following one would send the signed event elsewhere). Any other
-///   answer, a transport error or a timeout (``requestTimeout``) is retried up to ``maxAttempts`` attempts in all,
+///   redirect would not change on retry, and following one would send the signed event elsewhere), and so is a 4xx
+///   other than 408, 425 and 429 (the receiver refused these bytes; they would be refused again). A 5xx, 408, 425,
+///   429, a transport error or a timeout (``requestTimeout``) is retried up to ``maxAttempts`` attempts in all,
 ///   waiting ``initialBackoff`` doubled after each failure up to ``maxBackoff``, each wait drawn between half and
-///   all of it (defaults: 8 attempts over about 5 to 10 minutes).
+///   all of it (defaults: 8 attempts over about 5 to 10 minutes) — or, when the answer carried a `Retry-After`
+///   (seconds or an HTTP date), that wait, at most ``maxBackoff`` (see ``retryWait(afterFailures:retryAfter:random:)``).
 /// - Up to ``maxConcurrent`` events are posted at once, so events may arrive out of order (each carries its time);
 ///   an event waiting for its retry does not hold a slot.
 /// - At most ``queueLimit`` events are held (waiting, waiting for a retry, or being posted); beyond it a new event
@@ -160,6 +162,19 @@ public struct UnregisteredWebhookConfiguration: Sendable, CustomStringConvertibl
     public func backoff(afterFailures failures: Int, random: Double) -> Duration {
         let full = min(initialBackoff * (1 << min(max(failures - 1, 0), 20)), maxBackoff)
         return full * (0.5 + 0.5 * min(max(random, 0), 1))
+    }
+
+    /// The wait before the attempt after `failures` failed ones, the last answered with `retryAfter`: the receiver's
+    /// `Retry-After` wait when it gave one, at most ``maxBackoff``; otherwise
+    /// ``backoff(afterFailures:random:)``.
+    /// - Parameters:
+    ///   - failures: Attempts failed so far (1 or more).
+    ///   - retryAfter: The wait the last answer's `Retry-After` asked for, if any.
+    ///   - random: A number in 0...1 (the jitter of the backoff).
+    /// - Returns: The wait.
+    public func retryWait(afterFailures failures: Int, retryAfter: Duration?, random: Double) -> Duration {
+        guard let retryAfter else { return backoff(afterFailures: failures, random: random) }
+        return min(max(retryAfter, .zero), maxBackoff)
     }
 
     func validate() throws {

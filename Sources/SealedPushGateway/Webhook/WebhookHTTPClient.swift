@@ -44,9 +44,9 @@ struct WebhookHTTPClient: Sendable {
     ///   - headers: The event's headers.
     ///   - body: The body.
     ///   - timeout: The most time the attempt may take, connecting included.
-    /// - Returns: The answer's status (a 1xx interim answer skipped).
+    /// - Returns: The answer's status (a 1xx interim answer skipped) and the wait its `Retry-After` asks for.
     /// - Throws: ``WebhookAttemptError`` (connection, TLS, timeout), naming the redacted URL only.
-    func post(headers extra: [(String, String)], body: [UInt8], timeout: Duration) async throws -> Int {
+    func post(headers extra: [(String, String)], body: [UInt8], timeout: Duration) async throws -> WebhookAnswer {
         let scheme = url.scheme?.lowercased() ?? "http"
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let host = components?.host ?? url.host ?? ""
@@ -107,7 +107,9 @@ struct WebhookHTTPClient: Sendable {
                         .body(.byteBuffer(buffer)), .end(nil),
                     ])
                     for try await part in inbound {
-                        if case .head(let head) = part, head.status.code >= 200 { return Int(head.status.code) }
+                        if case .head(let head) = part, head.status.code >= 200 {
+                            return WebhookAnswer(status: Int(head.status.code), retryAfter: head.headers["Retry-After"].first)
+                        }
                     }
                     throw WebhookAttemptError("\(redactedURL) closed the connection without answering")
                 }
