@@ -3,7 +3,9 @@ import NIOHTTP1
 
 /// Checks each request head where the HTTP/1.1 decoder hands it over, with its version and its header fields as they
 /// arrived, before anything takes it as a request (RFC 9112):
-/// - More than one `Host`, or none in an HTTP/1.1 request (§3.2): `400 malformedRequest`, field `header:Host`.
+/// - More than one `Host`, none in an HTTP/1.1 request, or one whose value is not `uri-host [ ":" port ]` (§3.2,
+///   RFC 3986 §3.2.2: a registered name, an IPv4 address or a bracketed IP literal; empty is allowed): `400
+///   malformedRequest`, field `header:Host` (the value is not repeated).
 /// - A `Transfer-Encoding` in an HTTP/1.0 request (§6.1), or one whose final coding is not `chunked` (§6.3: the
 ///   body's length cannot be known): `400 malformedRequest`; a coding other than `chunked` before a final `chunked`
 ///   (§6.1): `501 transferCodingNotImplemented`. Both with field `header:Transfer-Encoding`, naming the coding.
@@ -25,11 +27,16 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
             return
         }
         var hosts = 0
+        var host = ""
         var connections = 0
         var transferEncoding = false
         for field in head.headers {
             switch field.name.utf8.count {
-            case 4: if Self.isName(field.name, "host") { hosts += 1 }
+            case 4:
+                if Self.isName(field.name, "host") {
+                    hosts += 1
+                    host = field.value
+                }
             case 10: if Self.isName(field.name, "connection") { connections += 1 }
             case 17: if Self.isName(field.name, "transfer-encoding") { transferEncoding = true }
             default: break
@@ -40,6 +47,13 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
             let rule = http11 ? "an HTTP/1.1 request needs exactly one" : "a request may have at most one"
             let error = GatewayAPIError.malformed(
                 "\(rule) Host header; it had \(hosts == 0 ? "none" : "\(hosts)") (RFC 9112 §3.2)", field: "header:Host")
+            refuse(error, head, context: context)
+            return
+        }
+        if hosts == 1, !Self.isValidHost(host) {
+            let error = GatewayAPIError.malformed(
+                "the Host header is not a host name, IPv4 address or [IP literal] with an optional :port "
+                    + "(RFC 9112 §3.2, RFC 3986 §3.2.2)", field: "header:Host")
             refuse(error, head, context: context)
             return
         }
@@ -75,6 +89,74 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
     static func isName(_ name: String, _ lowercase: String) -> Bool {
         name.utf8.elementsEqual(lowercase.utf8) { byte, lower in
             byte == lower || (byte | 0x20 == lower && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower))
+        }
+    }
+
+    /// Whether `value` is a valid `Host` field value: `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2), where
+    /// `uri-host` is a reg-name (unreserved characters, `%` and two hex digits, sub-delims; possibly empty, which
+    /// also covers IPv4 addresses) or an IP literal in brackets (hex digits, `:` and `.` of an IPv6 address, or
+    /// `v`, hex digits, `.` and unreserved, sub-delims or `:` of an IPvFuture), and `port` is digits.
+    /// - Parameter value: The field value, as the parser gave it (surrounding whitespace removed).
+    /// - Returns: Whether it has that form.
+    static func isValidHost(_ value: String) -> Bool {
+        var bytes = Substring(value).utf8[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
+            guard !literal.isEmpty,
+                literal.allSatisfy({ isUnreserved($0) || isSubDelimiter($0) || $0 == UInt8(ascii: ":") })
+            else { return false }
+            bytes = bytes[bytes.index(after: close)...]
+        } else {
+            var index = bytes.startIndex
+            while index < bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%") {
+                    let first = bytes.index(after: index)
+                    guard first < bytes.endIndex, bytes.index(after: first) < bytes.endIndex,
+                        isHexDigit(bytes[first]), isHexDigit(bytes[bytes.index(after: first)])
+                    else { return false }
+                    index = bytes.index(first, offsetBy: 2)
+                    continue
+                }
+                guard isUnreserved(byte) || isSubDelimiter(byte) else { return false }
+                index = bytes.index(after: index)
+            }
+            bytes = bytes[index...]
+        }
+        guard let colon = bytes.first else { return true }
+        return colon == UInt8(ascii: ":")
+            && bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// RFC 3986's `unreserved`: letters, digits, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// RFC 3986's `sub-delims`: `! $ & ' ( ) * + , ; =`.
+    private static func isSubDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
         }
     }
 

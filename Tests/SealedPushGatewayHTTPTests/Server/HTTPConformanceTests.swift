@@ -250,6 +250,39 @@ struct HTTPConformanceTests {
         }
     }
 
+    /// Regression: a `Host` whose value is not `host[:port]` (a space, `@`, a path, a bad port, an unclosed bracket, a
+    /// bad percent-escape) was served. Now `400 malformedRequest`, field `header:Host`, without the value in the
+    /// message; names, addresses, bracketed IPv6, an empty value and ports are served.
+    @Test func aHostValueMustBeHostAndPort() async throws {
+        try await GatewayTestServer.with(.sqlite) { server in
+            let port = server.client.base.port!
+            let refused = [
+                "a b", "user@example.com", "example.com/path", "example.com:80x", "example.com:80:81", "[::1",
+                "[]", "[::1]x", "ex%zzample.com", "ex%4", "exa\"mple.com", "<script>",
+            ]
+            for value in refused {
+                let exchange = try await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: \(value)\r\n\r\n")
+                let response = try exchange.single(value)
+                #expect(response.status == 400, "Host: \(value)")
+                #expect(response.json["code"] as? String == "malformedRequest", "Host: \(value)")
+                #expect(response.json["field"] as? String == "header:Host", "Host: \(value)")
+                let message = response.json["message"] as? String ?? ""
+                #expect(message.contains("RFC 9112 §3.2") && !message.contains(value), "Host: \(value): \(message)")
+                #expect(exchange.closed, "Host: \(value): the connection stayed open")
+            }
+            let served = [
+                "", "a", "127.0.0.1", "127.0.0.1:8080", "gateway.example.com", "Gateway-1.example.COM:443", "[::1]",
+                "[::1]:80", "[v1.fe80::a+en1]", "xn--bcher-kva.example", "example.com:",
+                "ex%41mple.com", "host_name~1",
+            ]
+            for value in served {
+                let exchange = try await Self.exchange(
+                    port: port, "GET /healthz HTTP/1.1\r\nHost: \(value)\r\nConnection: close\r\n\r\n")
+                #expect(try exchange.single(value).status == 200, "Host: \(value)")
+            }
+        }
+    }
+
     // MARK: Persistence (RFC 9112 §9.3, §9.6)
 
     /// Regression: `GET /healthz HTTP/1.0` was answered without `Connection: close` and its connection held until
