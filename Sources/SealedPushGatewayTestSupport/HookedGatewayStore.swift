@@ -34,6 +34,8 @@ public struct HookedGatewayStore: GatewayStore {
         self.beforeDevices = beforeDevices
     }
 
+    public var writeProblem: String? { inner.writeProblem }
+
     public func ping() async throws {
         try await beforePing()
         try await inner.ping()

@@ -33,6 +33,13 @@ public struct PostgresTestDatabase: Sendable {
         try await Self.withClient(url: url) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
     }
 
+    /// Runs SQL on the server's own database (the one `SEALEDPUSH_TEST_POSTGRES_URL` names), not on this one: for
+    /// statements this database would refuse, such as undoing `default_transaction_read_only` on it.
+    public func executeOnServer(_ sql: String) async throws {
+        guard let server = Self.serverURL else { throw NotConfigured() }
+        try await Self.withClient(url: server) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
+    }
+
     /// Every row of every table, as text (`bytea` renders as `\x` + hex): what a marker can be searched in.
     public func rawContents() async throws -> [(name: String, bytes: [UInt8])] {
         try await Self.withClient(url: url) { client in

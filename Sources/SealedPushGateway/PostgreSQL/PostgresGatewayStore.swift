@@ -32,6 +32,8 @@ public final class PostgresGatewayStore: GatewayStore {
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let statistics = PostgresStatistics()
+    /// Whether the last write went through (``writeProblem``).
+    public let writeHealth = StoreWriteHealth()
 
     /// Connects a pool to the database (connections open on first use). Call ``migrate()`` before use.
     /// - Parameters:
@@ -167,6 +169,16 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    /// Why this store cannot take writes now, if it cannot: the last write (a transaction, a claim, a job's end, a
+    /// heartbeat…) failed for want of the server — a read-only transaction (`25006`: a standby, or
+    /// `default_transaction_read_only`), insufficient resources (`53…`: disk full), operator intervention (`57…`),
+    /// a system or internal error (`58…`, `XX…`), a connection error (`08…`, or the connection lost) — or had no answer
+    /// within ``callDeadline`` (a commit waiting for a synchronous standby that is gone). Counts until a write
+    /// succeeds again, or for ``StoreWriteHealth/failureWindow``. Costs no query.
+    public var writeProblem: String? {
+        writeHealth.problem.map { "not writable: \($0)" }
+    }
+
     public func ping() async throws {
         _ = try await run("ping") { connection, logger in
             try await Self.int(connection.query("SELECT 1::BIGINT", logger: logger))
@@ -196,7 +208,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func putApp(_ app: GatewayApp, now: Date) async throws {
         let now = Millis.from(now)
-        try await run("storing app '\(app.id)'") { connection, logger in
+        try await run("storing app '\(app.id)'", writes: true) { connection, logger in
             _ = try await connection.query(
                 """
                 INSERT INTO apps (id, topic, team_id, apns_key_id, apns_key_path, server_identity_path,
@@ -299,7 +311,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func touchAPIKey(id: String, at: Date) async throws {
         let millis = Millis.from(at)
-        _ = try await run("recording an API key's use") { connection, logger in
+        _ = try await run("recording an API key's use", writes: true) { connection, logger in
             try await connection.query(
                 """
                 UPDATE api_keys SET last_used_at = \(millis)
@@ -325,7 +337,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func removeAPIKey(id: String) async throws -> Bool {
-        try await run("removing API key \(id)") { connection, logger in
+        try await run("removing API key \(id)", writes: true) { connection, logger in
             try await Self.count(connection.query("DELETE FROM api_keys WHERE id = \(id) RETURNING 1", logger: logger))
                 > 0
         }
@@ -744,7 +756,7 @@ public final class PostgresGatewayStore: GatewayStore {
         // stale statistics read every job of the claimed jobs' notifications. Statistics still choose the index of
         // each lookup, which is why the store refreshes them itself after bursts (`analyzeInBackground`).
         let statement = Self.claimStatement(owner: owner, limit: limit, now: nowMillis, leaseEnd: leaseEnd)
-        return try await run("claiming jobs") { connection, logger in
+        return try await run("claiming jobs", writes: true) { connection, logger in
             let rows = try await connection.query(statement, logger: logger)
             var claimed: [ClaimedJob] = []
             for try await (id, notificationID, appID, deviceID, platform, token, environment, body, priority,
@@ -988,7 +1000,7 @@ public final class PostgresGatewayStore: GatewayStore {
         if case .unregistered = outcome {
             return try await transaction("finishing job \(jobID)", body)
         }
-        return try await run("finishing job \(jobID)", body)
+        return try await run("finishing job \(jobID)", writes: true, body)
     }
 
     /// Writes a batch of jobs' ends: every end but `unregistered` in one `UPDATE … FROM unnest(…)` statement (one
@@ -1029,7 +1041,7 @@ public final class PostgresGatewayStore: GatewayStore {
             statement.reasons.append(reason)
             statement.notBefores.append(notBefore)
         }
-        let updated: Set<Int64> = try await run("finishing \(plain.count) jobs") { [statement] connection, logger in
+        let updated: Set<Int64> = try await run("finishing \(plain.count) jobs", writes: true) { [statement] connection, logger in
             var returned = Set<Int64>()
             for try await id in try await connection.execute(statement, logger: logger) { returned.insert(id) }
             return returned
@@ -1040,7 +1052,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func expireOverdue(now: Date) async throws -> [PushPlatform: Int] {
         let now = Millis.from(now)
-        return try await run("expiring jobs") { connection, logger in
+        return try await run("expiring jobs", writes: true) { connection, logger in
             let rows = try await connection.query(
                 """
                 WITH expired AS (
@@ -1066,7 +1078,7 @@ public final class PostgresGatewayStore: GatewayStore {
     public func purgeExpired(before cutoff: Date, limit: Int) async throws -> Int {
         let cutoff = Millis.from(cutoff)
         let limit = max(1, min(limit, 10_000))
-        return try await run("purging expired notifications") { connection, logger in
+        return try await run("purging expired notifications", writes: true) { connection, logger in
             try await connection.query(
                 """
                 DELETE FROM receipts WHERE (app_id, receipt_id) IN (
@@ -1440,7 +1452,7 @@ public final class PostgresGatewayStore: GatewayStore {
 
     public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool {
         let now = Millis.from(now)
-        return try await run("heartbeat of node '\(instance.nodeID)'") { connection, logger in
+        return try await run("heartbeat of node '\(instance.nodeID)'", writes: true) { connection, logger in
             try await Self.count(
                 connection.query(
                     """
@@ -1451,7 +1463,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func releaseNode(_ instance: NodeInstance) async throws {
-        _ = try await run("releasing node '\(instance.nodeID)'") { connection, logger in
+        _ = try await run("releasing node '\(instance.nodeID)'", writes: true) { connection, logger in
             try await Self.count(
                 connection.query(
                     "DELETE FROM nodes WHERE node_id = \(instance.nodeID) AND boot_id = \(instance.bootID) RETURNING 1",
@@ -1488,16 +1500,24 @@ public final class PostgresGatewayStore: GatewayStore {
                registered_at, unregistered_at, user_id FROM devices
         """
 
+    /// Runs `body` on a connection of the pool, within ``callDeadline``.
+    /// - Parameters:
+    ///   - what: What it does, for errors.
+    ///   - writes: Whether `body` writes: its outcome is then recorded in ``writeHealth``.
+    ///   - body: The statements.
     private func run<T: Sendable>(
-        _ what: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+        _ what: String, writes: Bool = false, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let logger = self.logger
         let client = self.client
         do {
-            return try await bounded(what, deadline: callDeadline) {
+            let result = try await bounded(what, deadline: callDeadline, writes: writes) {
                 try await client.withConnection { connection in try await body(connection, logger) }
             }
+            if writes { writeHealth.recordSuccess() }
+            return result
         } catch {
+            if writes, let problem = Self.unwritable(error) { writeHealth.recordFailure(problem) }
             throw Self.wrap(error, what)
         }
     }
@@ -1509,26 +1529,57 @@ public final class PostgresGatewayStore: GatewayStore {
         let logger = self.logger
         let client = self.client
         do {
-            return try await bounded(what, deadline: deadline ?? callDeadline) {
+            let result = try await bounded(what, deadline: deadline ?? callDeadline, writes: true) {
                 try await client.withTransaction(logger: logger) { connection in try await body(connection, logger) }
             }
+            writeHealth.recordSuccess()
+            return result
         } catch let error as PostgresTransactionError {
+            if let problem = Self.unwritable(error) { writeHealth.recordFailure(problem) }
             if let closureError = error.closureError { throw Self.wrap(closureError, what) }
             throw Self.wrap(error, what)
         } catch {
+            if let problem = Self.unwritable(error) { writeHealth.recordFailure(problem) }
             throw Self.wrap(error, what)
+        }
+    }
+
+    /// Why a failed write says the server cannot take writes now, or nil when it failed for what was written (a
+    /// constraint, a refusal of the store's own) or for a reason of the caller's.
+    /// - Parameter error: What the write threw.
+    /// - Returns: `SQLSTATE` and the server's message (no data: messages name statements and settings, and the
+    ///   store's rows hold no plaintext), or the connection error's code.
+    static func unwritable(_ error: any Error) -> String? {
+        if let error = error as? PostgresTransactionError {
+            let inner = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError
+            return inner.flatMap(unwritable)
+        }
+        guard let error = error as? PSQLError else { return nil }
+        if let state = error.serverInfo?[.sqlState] {
+            let serverSide = state == "25006" || ["08", "53", "57", "58", "XX"].contains { state.hasPrefix($0) }
+            guard serverSide else { return nil }
+            let message = error.serverInfo?[.message].map { " " + String($0.prefix(120)) } ?? ""
+            return "SQLSTATE \(state)\(message)"
+        }
+        switch error.code {
+        case .serverClosedConnection, .connectionError, .uncleanShutdown, .sslUnsupported, .failedToAddSSLHandler:
+            return "connection to PostgreSQL failed (\(error.code))"
+        default:
+            return nil
         }
     }
 
     /// Runs one call within `deadline`; returns on cancellation too (see ``AbandonableCall``).
     private func bounded<T: Sendable>(
-        _ what: String, deadline: Duration, _ operation: @escaping @Sendable () async throws -> T
+        _ what: String, deadline: Duration, writes: Bool = false, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let logger = self.logger
+        let writeHealth = self.writeHealth
         return try await AbandonableCall.run(
             deadline: deadline,
             timeoutError: {
                 logger.warning("PostgreSQL call abandoned at its deadline", metadata: ["call": "\(what)"])
+                if writes { writeHealth.recordFailure("no answer within \(deadline)") }
                 return GatewayStoreError(.database, "PostgreSQL did not answer \(what) within \(deadline)")
             }, operation)
     }

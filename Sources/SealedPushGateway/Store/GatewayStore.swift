@@ -34,6 +34,12 @@ public protocol GatewayStore: Sendable {
     /// Answers when the database does (readiness for `/healthz`).
     func ping() async throws
 
+    /// Why the store cannot take writes now, judged by its own latest writes (asking writes nothing): the last one
+    /// failed for want of the database — full disk, read-only database or standby, I/O error, connection lost, no
+    /// answer within the call's deadline — not for what was written. Nil while writes work. A failure counts until a
+    /// write succeeds again, or for ``StoreWriteHealth/failureWindow``. Readiness for `/healthz`, beside ``ping()``.
+    var writeProblem: String? { get }
+
     /// Closes connections; the store is unusable afterwards.
     func close() async throws
 

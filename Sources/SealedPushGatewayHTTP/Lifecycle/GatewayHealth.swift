@@ -10,8 +10,8 @@ import SealedPushGateway
 /// - the SQLite file was deleted or replaced since it was opened (`database file deleted` / `database file
 ///   replaced`; the path is looked at at most once a second, and the store refuses writes from then on);
 /// - the database does not answer the ping within its deadline (`unavailable`);
-/// - the last write failed for want of the store (`not writable: SQLITE_IOERR` and the like; SQLite only) or the
-///   node heartbeat failed or stopped (`not writable: heartbeat failed (database)`, `not writable: no heartbeat for
+/// - the last write failed for want of the store (`not writable: SQLITE_IOERR`, `not writable: SQLSTATE 25006 …`
+///   and the like; ``GatewayStore/writeProblem``) or the node heartbeat failed or stopped (`not writable: heartbeat failed (database)`, `not writable: no heartbeat for
 ///   N s`; nodes that deliver).
 /// Once the graceful stop has begun it answers `503` with status `stopping` (``DrainService``).
 /// Each change between ready and not ready is logged once (an error when it stops being ready, with the database
@@ -71,7 +71,7 @@ final class GatewayHealth: @unchecked Sendable {  // `reported` is behind `lock`
         } catch {
             return "unavailable"
         }
-        return sqlite?.writeProblem ?? delivery?.writeProblem
+        return store.writeProblem ?? delivery?.writeProblem
     }
 
     private func noteChange(to problem: String?) {

@@ -26,7 +26,7 @@ final class GatewayTestServer: Sendable {
     /// The API key text of each app, by app id (`app1`, `app2`).
     let keys: [String: String]
     let maxBodyBytes: Int
-    private let postgres: PostgresTestDatabase?
+    let postgres: PostgresTestDatabase?
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 

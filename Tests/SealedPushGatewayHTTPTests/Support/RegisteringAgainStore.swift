@@ -34,6 +34,8 @@ struct RegisteringAgainStore: GatewayStore {
             userID: device.userID, now: Date())
     }
 
+    var writeProblem: String? { inner.writeProblem }
+
     func ping() async throws { try await inner.ping() }
 
     func migrate() async throws -> Int { try await inner.migrate() }
