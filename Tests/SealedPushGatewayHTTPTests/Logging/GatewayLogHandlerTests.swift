@@ -4,7 +4,8 @@ import SealedPushGatewayHTTP
 import Synchronization
 import Testing
 
-/// ``GatewayLogHandler`` writes exactly the lines swift-log's `StreamLogHandler` writes for the same logger.
+/// ``GatewayLogHandler`` writes exactly the lines swift-log's `StreamLogHandler` writes for the same logger, each entry
+/// on one line with its control characters escaped.
 @Suite("Gateway log handler")
 struct GatewayLogHandlerTests {
     /// Lines written to memory, without their timestamps (the first word).
@@ -35,5 +36,37 @@ struct GatewayLogHandlerTests {
         use(&stream)
         #expect(ours.written.count == 2)
         #expect(ours.written == theirs.written)
+    }
+
+    /// Regression: a message or metadata value holding a line feed wrote two lines (the second one forged: any text
+    /// after it, such as a level and a message of its own), and a terminal escape reached the operator's terminal.
+    /// Now each entry is one line, its control characters written as escapes; the stream handler's format otherwise.
+    @Test func oneEntryIsOneLineWithoutControlCharacters() {
+        final class Raw: TextOutputStream, @unchecked Sendable {
+            private let text = Mutex("")
+            func write(_ string: String) { text.withLock { $0 += string } }
+            var written: String { text.withLock { $0 } }
+        }
+        let raw = Raw()
+        var logger = Logger(label: "gw") { GatewayLogHandler(wrapping: StreamLogHandler(label: $0, stream: raw, metadataProvider: nil)) }
+        logger.logLevel = .info
+        logger[metadataKey: "peer"] = "a\rb"
+        logger.warning(
+            "upstream said: bad\n2026-11-30T00:00:00+0000 error gw : forged",
+            metadata: [
+                "reason": "\u{1B}[31mred\u{1B}[0m\tend", "nested": ["x\u{2028}y", ["k": "\u{85}z"]],
+                "count": .stringConvertible(3),
+            ])
+        let written = raw.written
+        #expect(written.hasSuffix("\n"))
+        let lines = written.dropLast().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 1, "\(written)")
+        #expect(!written.dropLast().unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(written.contains("upstream said: bad\\n2026-11-30T00:00:00+0000 error gw : forged"), "\(written)")
+        #expect(written.contains("\\u{1B}[31mred\\u{1B}[0m\\tend"), "\(written)")
+        #expect(written.contains("a\\rb"), "\(written)")
+        // Nested values (an array, a dictionary) are written as Swift prints collections, whose strings are quoted:
+        // what matters is that no control character is left (above).
+        #expect(written.contains("count=3"), "\(written)")
     }
 }
