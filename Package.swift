@@ -193,7 +193,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),  // the webhook's HTTPS client (WebhookHTTPClient)
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),  // outbound HTTPS (OneShotHTTP1Exchange: webhook, attachments)
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

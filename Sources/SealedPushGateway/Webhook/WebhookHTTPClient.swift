@@ -7,7 +7,8 @@ import NIOSSL
 import SealedPushCore
 
 /// One webhook attempt: a `POST` over HTTP/1.1 (TLS for `https`, trusting the system's roots or the webhook's own
-/// ``UnregisteredWebhookConfiguration/trustRootsPEM``), one connection per attempt, closed after the answer.
+/// ``UnregisteredWebhookConfiguration/trustRootsPEM``), one connection per attempt, closed after the answer
+/// (``OneShotHTTP1Exchange``: one deadline for the whole attempt, connecting included).
 ///
 /// It never follows a redirect (the status is returned as it is), reads no proxy from the environment and sends the
 /// URL's user and password nowhere (a receiver wanting them is given the `Authorization` header by the caller). Its
@@ -68,59 +69,34 @@ struct WebhookHTTPClient: Sendable {
         }
         for (name, value) in extra { headers.add(name: name, value: value) }
 
-        let nanoseconds = Self.nanoseconds(timeout)
-        let sslContext = self.sslContext
+        var buffer = ByteBuffer()
+        buffer.writeBytes(body)
+        let request: [HTTPClientRequestPart] = [
+            .head(HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: headers)),
+            .body(.byteBuffer(buffer)), .end(nil),
+        ]
         let redactedURL = self.redactedURL
-        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(.nanoseconds(nanoseconds))
-                .connect(host: bareHost, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let pipeline = channel.pipeline.syncOperations
-                        if let sslContext {
-                            let isAddress = (try? SocketAddress(ipAddress: bareHost, port: 0)) != nil
-                            try pipeline.addHandler(
-                                try NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : bareHost))
-                        }
-                        try pipeline.addHTTPClientHandlers()
-                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+            return try await OneShotHTTP1Exchange.run(
+                to: .host(bareHost, port: port), tls: sslContext, serverName: bareHost, timeout: timeout, group: group,
+                request: request
+            ) { inbound in
+                for try await part in inbound {
+                    if case .head(let head) = part, head.status.code >= 200 {
+                        return WebhookAnswer(status: Int(head.status.code), retryAfter: head.headers["Retry-After"].first)
                     }
                 }
-        } catch {
-            throw WebhookAttemptError("cannot connect to \(redactedURL) (\(Self.describe(error)))")
-        }
-        let raw = channel.channel
-        let timedOut = NIOLockedValueBox(false)
-        let timer = raw.eventLoop.scheduleTask(deadline: .now() + .nanoseconds(nanoseconds)) {
-            timedOut.withLockedValue { $0 = true }
-            raw.close(promise: nil)
-        }
-        defer { timer.cancel() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await channel.executeThenClose { inbound, outbound in
-                    var buffer = raw.allocator.buffer(capacity: body.count)
-                    buffer.writeBytes(body)
-                    try await outbound.write(contentsOf: [
-                        .head(HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: headers)),
-                        .body(.byteBuffer(buffer)), .end(nil),
-                    ])
-                    for try await part in inbound {
-                        if case .head(let head) = part, head.status.code >= 200 {
-                            return WebhookAnswer(status: Int(head.status.code), retryAfter: head.headers["Retry-After"].first)
-                        }
-                    }
-                    throw WebhookAttemptError("\(redactedURL) closed the connection without answering")
-                }
-            } onCancel: {
-                raw.close(promise: nil)
+                throw WebhookAttemptError("\(redactedURL) closed the connection without answering")
             }
-        } catch let error as WebhookAttemptError where !timedOut.withLockedValue({ $0 }) {
+        } catch let error as WebhookAttemptError {
             throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch OneShotHTTP1Exchange.Failure.connect(let error) {
+            throw WebhookAttemptError("cannot connect to \(redactedURL) (\(Self.describe(error)))")
+        } catch OneShotHTTP1Exchange.Failure.timedOut {
+            throw WebhookAttemptError("no answer from \(redactedURL) within \(timeout)")
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            if timedOut.withLockedValue({ $0 }) { throw WebhookAttemptError("no answer from \(redactedURL) within \(timeout)") }
             throw WebhookAttemptError("the connection to \(redactedURL) failed (\(Self.describe(error)))")
         }
     }
@@ -128,11 +104,6 @@ struct WebhookHTTPClient: Sendable {
     /// An error's text without any URL it may carry (NIO's errors name addresses, not URLs; kept short).
     private static func describe(_ error: any Error) -> String {
         String("\(error)".prefix(200))
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 

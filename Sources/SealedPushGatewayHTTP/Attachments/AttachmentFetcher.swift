@@ -5,10 +5,12 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import SealedPushCore
+import SealedPushGateway
 import SealedPushServer
 
-/// Fetches an attachment's bytes from a backend's URL: HTTP/1.1 over TCP or TLS on SwiftNIO, bounded in size and
-/// time (``AttachmentFetchPolicy``), into memory only.
+/// Fetches an attachment's bytes from a backend's URL: HTTP/1.1 over TCP or TLS on SwiftNIO
+/// (``OneShotHTTP1Exchange``, to the address resolved and checked here), bounded in size and time
+/// (``AttachmentFetchPolicy``), into memory only.
 struct AttachmentFetcher: Sendable {
     let policy: AttachmentFetchPolicy
     let budget: FetchBudget
@@ -69,91 +71,68 @@ struct AttachmentFetcher: Sendable {
         let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
         let sslContext = scheme == "https" ? self.sslContext : nil
         if scheme == "https", sslContext == nil { throw unavailable("the gateway's TLS configuration is unusable") }
-        let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(policy.timeout))
-        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
-        do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(.nanoseconds(Self.nanoseconds(policy.timeout)))
-                .connect(to: address) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let pipeline = channel.pipeline.syncOperations
-                        if let sslContext {
-                            let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
-                            try pipeline.addHandler(
-                                try NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : host))
-                        }
-                        try pipeline.addHTTPClientHandlers()
-                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            throw unavailable("cannot connect to \(host)")
-        }
-        let raw = channel.channel
-        let timedOut = FetchFlag()
-        let timer = raw.eventLoop.scheduleTask(deadline: deadline) {
-            timedOut.set()
-            raw.close(promise: nil)
-        }
-        defer { timer.cancel() }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: hostHeader)
+        headers.add(name: "Accept-Encoding", value: "identity")
+        headers.add(name: "Connection", value: "close")
+        headers.add(name: "User-Agent", value: "sealed-push-gateway")
+        // Head and end in one write (a server that answers on the head and closes must not fail the second).
+        let request: [HTTPClientRequestPart] = [
+            .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)), .end(nil),
+        ]
+        let timedOut = "fetching from \(host) did not finish within \(policy.timeout)"
         var body: [UInt8] = []
         do {
-            try await channel.executeThenClose { inbound, outbound in
-                var headers = HTTPHeaders()
-                headers.add(name: "Host", value: hostHeader)
-                headers.add(name: "Accept-Encoding", value: "identity")
-                headers.add(name: "Connection", value: "close")
-                headers.add(name: "User-Agent", value: "sealed-push-gateway")
-                // Head and end in one write (a server that answers on the head and closes must not fail the second).
-                try await outbound.write(contentsOf: [
-                    .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)), .end(nil),
-                ])
-                var sawHead = false
-                loop: for try await part in inbound {
-                    switch part {
-                    case .head(let head):
-                        if head.status.code < 200 { continue }
-                        guard head.status == .ok else {
-                            throw unavailable("\(host) answered HTTP status \(head.status.code), not 200 (redirects are not followed)")
+            body = try await OneShotHTTP1Exchange.run(
+                to: .address(address), tls: sslContext, serverName: host, timeout: policy.timeout, group: group,
+                request: request
+            ) { inbound in
+                var body: [UInt8] = []
+                do {
+                    var sawHead = false
+                    loop: for try await part in inbound {
+                        switch part {
+                        case .head(let head):
+                            if head.status.code < 200 { continue }
+                            guard head.status == .ok else {
+                                throw unavailable(
+                                    "\(host) answered HTTP status \(head.status.code), not 200 (redirects are not followed)")
+                            }
+                            sawHead = true
+                        case .body(let buffer):
+                            guard body.count + buffer.readableBytes <= limit else {
+                                throw GatewayAPIError(
+                                    .unprocessableContent, "blobTooLarge",
+                                    "\(field): \(host) sent more than \(limit) bytes, the cap for this media type",
+                                    field: field, limit: limit)
+                            }
+                            buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+                        case .end:
+                            break loop
                         }
-                        sawHead = true
-                    case .body(let buffer):
-                        guard body.count + buffer.readableBytes <= limit else {
-                            throw GatewayAPIError(
-                                .unprocessableContent, "blobTooLarge",
-                                "\(field): \(host) sent more than \(limit) bytes, the cap for this media type",
-                                field: field, limit: limit)
-                        }
-                        buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
-                    case .end:
-                        break loop
                     }
+                    guard sawHead else { throw unavailable("\(host) closed the connection without answering") }
+                    return body
+                } catch {
+                    Sodium.wipe(&body)
+                    throw error
                 }
-                if timedOut.isSet { throw unavailable("fetching from \(host) did not finish within \(policy.timeout)") }
-                guard sawHead else { throw unavailable("\(host) closed the connection without answering") }
             }
+        } catch OneShotHTTP1Exchange.Failure.connect {
+            throw unavailable("cannot connect to \(host)")
+        } catch OneShotHTTP1Exchange.Failure.timedOut {
+            throw unavailable(timedOut)
         } catch let error as GatewayAPIError {
-            Sodium.wipe(&body)
             throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            Sodium.wipe(&body)
-            throw unavailable(
-                timedOut.isSet
-                    ? "fetching from \(host) did not finish within \(policy.timeout)"
-                    : "the connection to \(host) failed")
-        }
-        if timedOut.isSet {
-            Sodium.wipe(&body)
-            throw unavailable("fetching from \(host) did not finish within \(policy.timeout)")
+            throw unavailable("the connection to \(host) failed")
         }
         guard !body.isEmpty else { throw unavailable("\(host) sent an empty body") }
         return body
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        return max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
-    }
 }
 
 /// The gateway-wide bound on attachment bytes being fetched at once.
@@ -172,11 +151,4 @@ final class FetchBudget: Sendable {
     }
 
     func release(_ bytes: Int) { used.withLockedValue { $0 -= bytes } }
-}
-
-/// Set once, from the event loop (the deadline) and read after.
-final class FetchFlag: Sendable {
-    private let value = NIOLockedValueBox(false)
-    func set() { value.withLockedValue { $0 = true } }
-    var isSet: Bool { value.withLockedValue { $0 } }
 }

@@ -95,6 +95,25 @@ struct UnregisteredWebhookPolicyTests {
         }
     }
 
+    /// A receiver that answers after 3 s, with a 300 ms `requestTimeout`: the attempt ends at its deadline (the
+    /// connection closed), logged as "no answer … within", and the event is given up after its one attempt.
+    @Test func anAttemptEndsAtItsDeadline() async throws {
+        let receiver = try await WebhookReceiver.start(answers: [], delay: .seconds(3))
+        var configuration = try Self.configuration("http://127.0.0.1:\(receiver.port)/hook", attempts: 1)
+        configuration.requestTimeout = .milliseconds(300)
+        let logs = CapturedLogs()
+        let webhook = try UnregisteredWebhook(configuration: configuration, logger: logs.logger())
+        let start = ContinuousClock.now
+        let delivered = await webhook.deliver(Self.event("device-t"))
+        let took = start.duration(to: .now)
+        await receiver.stop()
+        #expect(!delivered)
+        #expect(took >= .milliseconds(250) && took < .seconds(2), "the attempt took \(took)")
+        let errors = logs.lines.filter { $0.level == .error }
+        #expect(errors.count == 1)
+        #expect(errors.first?.text.contains("no answer from") == true, "\(errors.first?.text ?? "")")
+    }
+
     /// Stopped before its queue drained (the drain deadline passed), the webhook logs every event it did not
     /// deliver at `error`, naming it, and how many were dropped.
     @Test func shutdownLogsEveryUndeliveredEvent() async throws {
