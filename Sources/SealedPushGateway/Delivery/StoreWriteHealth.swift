@@ -1,7 +1,7 @@
 import Foundation
 
-/// Whether the store took the last write: the readiness `/healthz` reports, fed by the writes themselves (the
-/// SQLite store's, the node heartbeat's), so asking costs no write.
+/// Whether the store took the last write: the readiness `/healthz` reports, fed by the writes themselves (each
+/// store's — SQLite's and PostgreSQL's —, the node heartbeat's), so asking costs no write.
 ///
 /// A failure counts until a write succeeds again, or for ``failureWindow`` at most: a node that writes nothing
 /// more (no delivery, no traffic) is not kept unready for ever by one failed write.

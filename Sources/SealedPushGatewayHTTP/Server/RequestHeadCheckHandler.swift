@@ -94,8 +94,8 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
 
     /// Whether `value` is a valid `Host` field value: `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2), where
     /// `uri-host` is a reg-name (unreserved characters, `%` and two hex digits, sub-delims; possibly empty, which
-    /// also covers IPv4 addresses) or an IP literal in brackets (hex digits, `:` and `.` of an IPv6 address, or
-    /// `v`, hex digits, `.` and unreserved, sub-delims or `:` of an IPvFuture), and `port` is digits.
+    /// also covers IPv4 addresses) or an IP literal in brackets (checked loosely: a non-empty run of unreserved
+    /// characters, sub-delims and `:`, which covers IPv6 addresses and IPvFuture), and `port` is digits.
     /// - Parameter value: The field value, as the parser gave it (surrounding whitespace removed).
     /// - Returns: Whether it has that form.
     static func isValidHost(_ value: String) -> Bool {
