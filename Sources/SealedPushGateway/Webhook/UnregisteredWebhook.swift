@@ -5,13 +5,13 @@ import Metrics
 /// The gateway's webhook: posts ``WebhookEvent``s — ``UnregisteredDeviceEvent``s from delivery, ``ReceiptEvent``s from
 /// the receipt endpoint — to the configured URL, signed, under the delivery policy described at
 /// ``UnregisteredWebhookConfiguration`` (bounded retries with backoff and jitter or the receiver's `Retry-After`,
-/// redirects and refusals never retried, up to
-/// ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, a bounded in-memory queue).
+/// redirects and refusals never retried, up to ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, a
+/// bounded in-memory queue).
 ///
 /// ``notify(_:)`` never waits: events are held (bounded) and ``run()`` posts them. Every event ends delivered, failed
-/// (attempts spent, a redirect, a refusal) or dropped (the queue full, or stopped before delivery); the last two are logged at
-/// `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``). Logs never carry the
-/// URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's body.
+/// (attempts spent, a redirect, a refusal) or dropped (the queue full, or stopped before delivery); the last two are
+/// logged at `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``). Logs never
+/// carry the URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's body.
 public final class UnregisteredWebhook: Sendable {
     /// The configuration.
     public let configuration: UnregisteredWebhookConfiguration
