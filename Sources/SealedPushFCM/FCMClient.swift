@@ -113,7 +113,7 @@ public final class FCMClient: Sendable {
                 return FCMSendResult(outcome: .failure(failure), attempts: attempts, transientFailures: transient)
             }
             var delay = configuration.retry.backoff(forRetry: attempts)
-            if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter) { delay = .seconds(seconds) }
+            if let retryAfter, let wait = RetryAfter.wait(retryAfter) { delay = wait }
             guard clock.now + delay < deadline else {
                 failure = FCMFailure(
                     reason: failure.reason, status: failure.status, errorCode: failure.errorCode,
@@ -189,17 +189,6 @@ public final class FCMClient: Sendable {
 
     /// How many connections to FCM were made so far.
     public var connectionsMade: Int { get async { await slot.connectionsMade } }
-
-    /// `Retry-After` as seconds: an integer, or an HTTP date.
-    static func retryAfterSeconds(_ value: String) -> Double? {
-        if let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
-    }
 
     /// Closes the connections and stops the threads.
     public func shutdown() async {

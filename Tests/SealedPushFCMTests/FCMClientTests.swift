@@ -295,6 +295,6 @@ import Testing
         #expect(failure(401, #"{"error":{"code":401,"message":"a","status":"UNAUTHENTICATED"}}"#).reason == .unauthenticated)
         #expect(failure(503, "<html>").reason == .unavailable)
         #expect(failure(500, "").reason == .internal)
-        #expect(FCMClient.retryAfterSeconds("7") == 7)
+        #expect(RetryAfter.wait("7") == .seconds(7))
     }
 }

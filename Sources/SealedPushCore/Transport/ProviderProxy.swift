@@ -173,7 +173,7 @@ public struct ProviderProxy: Sendable, Hashable, CustomStringConvertible, Custom
                 bytes.append(byte)
                 continue
             }
-            guard let high = utf8.next().flatMap(Self.hexValue), let low = utf8.next().flatMap(Self.hexValue) else {
+            guard let high = utf8.next().flatMap(URICharacters.hexValue), let low = utf8.next().flatMap(URICharacters.hexValue) else {
                 return nil
             }
             bytes.append(high << 4 | low)
@@ -181,27 +181,8 @@ public struct ProviderProxy: Sendable, Hashable, CustomStringConvertible, Custom
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
-
     /// A byte of a host name or an IP address (IPv6 without brackets).
     private static func isHostByte(_ byte: UInt8) -> Bool {
-        byte != UInt8(ascii: "~") && (isUnreserved(byte) || byte == UInt8(ascii: ":"))
+        byte != UInt8(ascii: "~") && (URICharacters.isUnreserved(byte) || byte == UInt8(ascii: ":"))
     }
 }

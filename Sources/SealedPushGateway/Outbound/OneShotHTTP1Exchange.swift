@@ -35,11 +35,13 @@ package enum OneShotHTTP1Exchange {
     ///   - timeout: The most time the whole exchange may take, connecting included.
     ///   - group: The event loops.
     ///   - request: The request's parts (head, body, end), written at once.
-    ///   - read: Reads the answer's parts; what it returns is the exchange's result.
-    /// - Returns: What `read` returned.
-    /// - Throws: ``Failure`` (`timedOut` whenever the deadline closed the connection, even if `read` then returned or
-    ///   threw), `CancellationError` when the task was cancelled, or else what `read` or the connection threw (a
-    ///   reset, a TLS or HTTP parsing error: NIO's errors, whose text names addresses, never URLs).
+    ///   - read: Reads the answer's parts; what it returns is the exchange's result. The deadline ends the stream of
+    ///     parts early (the connection closed), so `read` must not take a stream that ended before the part it
+    ///     needs (the answer's head, the body's end) as a whole answer: it throws then.
+    /// - Returns: What `read` returned (a result it completed is returned even if the deadline passed just after).
+    /// - Throws: ``Failure`` (`timedOut` when `read` threw after the deadline closed the connection),
+    ///   `CancellationError` when the task was cancelled, or else what `read` or the connection threw (a reset, a TLS
+    ///   or HTTP parsing error: NIO's errors, whose text names addresses, never URLs).
     package static func run<Result: Sendable>(
         to endpoint: Endpoint, tls: NIOSSLContext?, serverName: String, timeout: Duration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, request: [HTTPClientRequestPart],
@@ -80,9 +82,8 @@ package enum OneShotHTTP1Exchange {
             raw.close(promise: nil)
         }
         defer { timer.cancel() }
-        let result: Result
         do {
-            result = try await withTaskCancellationHandler {
+            return try await withTaskCancellationHandler {
                 try await channel.executeThenClose { inbound, outbound in
                     try await outbound.write(contentsOf: request)
                     return try await read(inbound)
@@ -95,7 +96,5 @@ package enum OneShotHTTP1Exchange {
             if timedOut.withLockedValue({ $0 }) { throw Failure.timedOut }
             throw error
         }
-        if timedOut.withLockedValue({ $0 }) { throw Failure.timedOut }
-        return result
     }
 }

@@ -80,8 +80,7 @@ struct AttachmentFetcher: Sendable {
         let request: [HTTPClientRequestPart] = [
             .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)), .end(nil),
         ]
-        let timedOut = "fetching from \(host) did not finish within \(policy.timeout)"
-        var body: [UInt8] = []
+        let body: [UInt8]
         do {
             body = try await OneShotHTTP1Exchange.run(
                 to: .address(address), tls: sslContext, serverName: host, timeout: policy.timeout, group: group,
@@ -90,6 +89,7 @@ struct AttachmentFetcher: Sendable {
                 var body: [UInt8] = []
                 do {
                     var sawHead = false
+                    var ended = false
                     loop: for try await part in inbound {
                         switch part {
                         case .head(let head):
@@ -108,10 +108,13 @@ struct AttachmentFetcher: Sendable {
                             }
                             buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
                         case .end:
+                            ended = true
                             break loop
                         }
                     }
                     guard sawHead else { throw unavailable("\(host) closed the connection without answering") }
+                    // Closed before the body's end (by the peer, or by the deadline): a part of a file is no file.
+                    guard ended else { throw unavailable("\(host) closed the connection before the body ended") }
                     return body
                 } catch {
                     Sodium.wipe(&body)
@@ -121,7 +124,7 @@ struct AttachmentFetcher: Sendable {
         } catch OneShotHTTP1Exchange.Failure.connect {
             throw unavailable("cannot connect to \(host)")
         } catch OneShotHTTP1Exchange.Failure.timedOut {
-            throw unavailable(timedOut)
+            throw unavailable("fetching from \(host) did not finish within \(policy.timeout)")
         } catch let error as GatewayAPIError {
             throw error
         } catch is CancellationError {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import SealedPushCore
 
 /// Checks each request head where the HTTP/1.1 decoder hands it over, with its version and its header fields as they
 /// arrived, before anything takes it as a request (RFC 9112):
@@ -99,13 +100,12 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
     /// - Parameter value: The field value, as the parser gave it (surrounding whitespace removed).
     /// - Returns: Whether it has that form.
     static func isValidHost(_ value: String) -> Bool {
+        func isNameByte(_ byte: UInt8) -> Bool { URICharacters.isUnreserved(byte) || URICharacters.isSubDelimiter(byte) }
         var bytes = Substring(value).utf8[...]
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
             let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
-            guard !literal.isEmpty,
-                literal.allSatisfy({ isUnreserved($0) || isSubDelimiter($0) || $0 == UInt8(ascii: ":") })
-            else { return false }
+            guard !literal.isEmpty, literal.allSatisfy({ isNameByte($0) || $0 == UInt8(ascii: ":") }) else { return false }
             bytes = bytes[bytes.index(after: close)...]
         } else {
             var index = bytes.startIndex
@@ -113,13 +113,14 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "%") {
                     let first = bytes.index(after: index)
-                    guard first < bytes.endIndex, bytes.index(after: first) < bytes.endIndex,
-                        isHexDigit(bytes[first]), isHexDigit(bytes[bytes.index(after: first)])
+                    let second = first < bytes.endIndex ? bytes.index(after: first) : first
+                    guard second < bytes.endIndex, URICharacters.hexValue(bytes[first]) != nil,
+                        URICharacters.hexValue(bytes[second]) != nil
                     else { return false }
-                    index = bytes.index(first, offsetBy: 2)
+                    index = bytes.index(after: second)
                     continue
                 }
-                guard isUnreserved(byte) || isSubDelimiter(byte) else { return false }
+                guard isNameByte(byte) else { return false }
                 index = bytes.index(after: index)
             }
             bytes = bytes[index...]
@@ -127,37 +128,6 @@ final class RequestHeadCheckHandler: ChannelInboundHandler, RemovableChannelHand
         guard let colon = bytes.first else { return true }
         return colon == UInt8(ascii: ":")
             && bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-    }
-
-    /// RFC 3986's `unreserved`: letters, digits, `-`, `.`, `_`, `~`.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
-
-    /// RFC 3986's `sub-delims`: `! $ & ' ( ) * + , ; =`.
-    private static func isSubDelimiter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-            UInt8(ascii: "="):
-            true
-        default: false
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default: false
-        }
     }
 
     /// The refusal of a request's `Transfer-Encoding`, when the server cannot take it; nil for `chunked` alone (the
