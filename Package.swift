@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SealedPushClientURLSession", targets: ["SealedPushClientURLSession"]),
         .library(name: "SealedPushClientNIO", targets: ["SealedPushClientNIO"]),
         .library(name: "SealedPushAPNsEmulator", targets: ["SealedPushAPNsEmulator"]),
+        .library(name: "SealedPushAPNsEmulatorRules", targets: ["SealedPushAPNsEmulatorRules"]),
         .library(name: "SealedPushFCM", targets: ["SealedPushFCM"]),
         .library(name: "SealedPushFCMEmulator", targets: ["SealedPushFCMEmulator"]),
         .library(name: "SealedPushGateway", targets: ["SealedPushGateway"]),
@@ -136,10 +137,16 @@ let package = Package(
         ),
 
         // MARK: APNs emulator: TLS + HTTP/2 peer with Apple's rules and fault injection
+        // Apple's request rules, the provider-token check, the configuration and the fault plan: no NIO, so the
+        // libFuzzer target that fuzzes them builds without NIO's and BoringSSL's sanitized builds.
+        .target(
+            name: "SealedPushAPNsEmulatorRules",
+            dependencies: ["SealedPushCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "SealedPushAPNsEmulator",
             dependencies: [
-                "SealedPushCore", "COpenSSL",
+                "SealedPushCore", "SealedPushAPNsEmulatorRules", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -54,13 +54,13 @@ let package = Package(
             dependencies: ["FuzzSupport", core, .product(name: "SealedPushClient", package: "SealedPush")]
         ),
 
-        // The APNs emulator's request validation and provider-token verification (internal API, reached with
-        // `@testable import`; the fuzz build compiles with `-enable-testing`).
+        // The APNs emulator's request validation and provider-token verification (its NIO-free rules module, whose
+        // package API is reached with `@testable import`; the fuzz build compiles with `-enable-testing`).
         .executableTarget(
             name: "FuzzEmulatorRequest",
             dependencies: [
                 "FuzzSupport",
-                .product(name: "SealedPushAPNsEmulator", package: "SealedPush"),
+                .product(name: "SealedPushAPNsEmulatorRules", package: "SealedPush"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -10,9 +10,9 @@
 # so one run can report several. Exit status: 0 when every target ran and found nothing, 1 otherwise (a finding, or a
 # target that could not start), 2 on a build failure.
 #
-# With TARGETs, only those products are built (the Core targets build in a minute; FuzzClientOpen adds swift-crypto,
-# FuzzEmulatorRequest adds NIO). Environment: FUZZ_NO_BUILD=1 skips the build; FUZZ_SCRATCH (default .build-fuzz)
-# is the build directory; FUZZ_NICE (default 10) the nice level; FUZZ_ARGS extra libFuzzer flags; FUZZ_TIMEOUT
+# With TARGETs, only those products are built (the Core targets build in a minute; FuzzClientOpen adds swift-crypto;
+# no target needs NIO: FuzzEmulatorRequest fuzzes the emulator's NIO-free rules module, SealedPushAPNsEmulatorRules).
+# Environment: FUZZ_NO_BUILD=1 skips the build; FUZZ_SCRATCH (default .build-fuzz) is the build directory; FUZZ_NICE (default 10) the nice level; FUZZ_ARGS extra libFuzzer flags; FUZZ_TIMEOUT
 # (default 10) the per-input hang limit in seconds.
 set -euo pipefail
 

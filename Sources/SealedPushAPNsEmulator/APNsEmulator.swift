@@ -6,6 +6,10 @@ import NIOPosix
 import NIOSSL
 import SealedPushCore
 
+// The configuration, the fault plan and `RecordedNotification` live in the NIO-free rules module; users of the
+// emulator see them through this module, as before.
+@_exported import SealedPushAPNsEmulatorRules
+
 /// An APNs provider-API emulator on loopback: TLS 1.2+ with ALPN `h2` and a self-signed certificate generated at
 /// start, HTTP/2 (swift-nio-http2), `POST /3/device/<token>` with Apple's rules and reasons, fault injection, and
 /// a recorder of what it accepted.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP2
+import SealedPushAPNsEmulatorRules
 
 /// One TLS connection's state. Confined to the connection's event loop (its streams share it).
 final class EmulatorConnection: @unchecked Sendable {

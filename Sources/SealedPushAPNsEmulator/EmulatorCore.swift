@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SealedPushAPNsEmulatorRules
 
 /// State shared by every connection of one emulator: rules, recorder and the fault generator.
 final class EmulatorCore: @unchecked Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SealedPushAPNsEmulatorRules
 import SealedPushCore
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import SealedPushAPNsEmulatorRules
 
 /// Serves one HTTP/2 stream: collects the request, applies a fault or Apple's rules, answers, records.
 final class EmulatorStreamHandler: ChannelInboundHandler {

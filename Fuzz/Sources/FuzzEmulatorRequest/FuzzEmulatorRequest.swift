@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 import FuzzSupport
-@testable import SealedPushAPNsEmulator
+@testable import SealedPushAPNsEmulatorRules
 
-/// The APNs emulator's request handling (path, headers, provider token, body) on arbitrary requests. The emulator
-/// exposes no public parsing entry, so this target uses `@testable import` (the fuzz build passes
-/// `-enable-testing`) to reach `EmulatorRequestValidator.validate` and `EmulatorTokenVerifier.verify` — the code a
+/// The APNs emulator's request handling (path, headers, provider token, body) on arbitrary requests. Its rules
+/// module (`SealedPushAPNsEmulatorRules`, no NIO) exposes no public parsing entry, so this target uses
+/// `@testable import` (the fuzz build passes `-enable-testing`) to reach `EmulatorRequestValidator.validate` and `EmulatorTokenVerifier.verify` — the code a
 /// request's HEADERS + DATA frames reach once NIO has decoded them.
 ///
 /// Input format (so seeds stay readable): `METHOD\nPATH\n` then `name: value` lines, an empty line, and the body.

@@ -1,40 +1,53 @@
 import Foundation
 
 /// A request as the emulator received it.
-struct EmulatorRequest: Sendable {
-    var method: String?
-    var path: String?
-    var headers: [String: String]
-    var body: [UInt8]
+package struct EmulatorRequest: Sendable {
+    package var method: String?
+    package var path: String?
+    package var headers: [String: String]
+    package var body: [UInt8]
     /// The body exceeded the limit; `body` holds only its first bytes.
-    var bodyTooLarge: Bool
+    package var bodyTooLarge: Bool
+
+    package init(method: String?, path: String?, headers: [String: String], body: [UInt8], bodyTooLarge: Bool) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
 }
 
 /// What to answer.
-enum EmulatorVerdict: Sendable, Equatable {
+package enum EmulatorVerdict: Sendable, Equatable {
     case accept(RecordedNotification)
     case reject(status: Int, reason: String, timestamp: Date?)
 }
 
 /// Apple's request rules, in the order APNs applies them (method, path, provider token, headers, body, device).
-struct EmulatorRequestValidator: Sendable {
-    static let maximumBodyBytes = 4096
-    static let maximumCollapseIDBytes = 64
-    static let pushTypes: Set<String> = [
+package struct EmulatorRequestValidator: Sendable {
+    package static let maximumBodyBytes = 4096
+    package static let maximumCollapseIDBytes = 64
+    package static let pushTypes: Set<String> = [
         "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
         "pushtotalk", "widgets", "controls",
     ]
 
-    let configuration: APNsEmulatorConfiguration
-    let tokens: EmulatorTokenVerifier
+    package let configuration: APNsEmulatorConfiguration
+    package let tokens: EmulatorTokenVerifier
+
+    package init(configuration: APNsEmulatorConfiguration, tokens: EmulatorTokenVerifier) {
+        self.configuration = configuration
+        self.tokens = tokens
+    }
 
     /// Device tokens: even-length hex, 64 to 200 characters.
-    static func isWellFormedDeviceToken(_ token: Substring) -> Bool {
+    package static func isWellFormedDeviceToken(_ token: Substring) -> Bool {
         token.utf8.count >= 64 && token.utf8.count <= 200 && token.utf8.count % 2 == 0
             && token.utf8.allSatisfy { isHexDigit($0) }
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
+    package static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
@@ -42,7 +55,7 @@ struct EmulatorRequestValidator: Sendable {
     ///   - request: The request.
     ///   - apnsID: Its `apns-id` (given or assigned).
     ///   - session: The connection's provider-token state.
-    func validate(_ request: EmulatorRequest, apnsID: String, session: EmulatorTokenSession) -> EmulatorVerdict {
+    package func validate(_ request: EmulatorRequest, apnsID: String, session: EmulatorTokenSession) -> EmulatorVerdict {
         func reject(_ status: Int, _ reason: String, _ timestamp: Date? = nil) -> EmulatorVerdict {
             .reject(status: status, reason: reason, timestamp: timestamp)
         }

@@ -81,12 +81,12 @@ public struct EmulatorFaultPlan: Sendable, Hashable {
 }
 
 /// SplitMix64: a small, seedable generator for reproducible fault draws (not for cryptography).
-struct EmulatorRandom: RandomNumberGenerator, Sendable {
+package struct EmulatorRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

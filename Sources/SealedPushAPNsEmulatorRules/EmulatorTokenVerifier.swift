@@ -6,18 +6,18 @@ import SealedPushCore
 /// independent of the provider's OpenSSL), `kid` and `iss`, age (older than 60 minutes → ExpiredProviderToken),
 /// and how often new tokens appear (a new token less than 20 minutes after the current one →
 /// TooManyProviderTokenUpdates). Shared by all connections; thread-safe.
-final class EmulatorTokenVerifier: @unchecked Sendable {
-    enum Verdict: Equatable {
+package final class EmulatorTokenVerifier: @unchecked Sendable {
+    package enum Verdict: Equatable {
         case accepted
         case rejected(status: Int, reason: String)
     }
 
-    static let maximumAge: TimeInterval = 3600
-    static let minimumUpdateInterval: TimeInterval = 1200
+    package static let maximumAge: TimeInterval = 3600
+    package static let minimumUpdateInterval: TimeInterval = 1200
     /// Tolerated clock skew for an `iat` in the future.
-    static let futureSkew: TimeInterval = 300
-    static let maximumTokenLength = 1024
-    static let maximumRememberedTokens = 64
+    package static let futureSkew: TimeInterval = 300
+    package static let maximumTokenLength = 1024
+    package static let maximumRememberedTokens = 64
 
     private let publicKey: P256.Signing.PublicKey
     private let keyID: String
@@ -30,7 +30,7 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     /// The key's current token (scope `.key`).
     private var keyCurrent = EmulatorTokenSession()
 
-    init(configuration: APNsEmulatorConfiguration) throws {
+    package init(configuration: APNsEmulatorConfiguration) throws {
         self.publicKey = try Self.publicKey(fromPEM: configuration.authKeyPEM)
         self.keyID = configuration.keyID
         self.teamID = configuration.teamID
@@ -38,7 +38,7 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
         self.clock = configuration.clock
     }
 
-    static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
+    package static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
         if pem.contains("PUBLIC KEY") {
             do { return try P256.Signing.PublicKey(pemRepresentation: pem) } catch {
                 throw SealedPushError(
@@ -51,7 +51,7 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     }
 
     /// Verifies `authorization` for a request on the connection whose token state is `session`.
-    func verify(authorization: String?, session: EmulatorTokenSession) -> Verdict {
+    package func verify(authorization: String?, session: EmulatorTokenSession) -> Verdict {
         guard let authorization else { return .rejected(status: 403, reason: "MissingProviderToken") }
         let prefix = "bearer "
         guard authorization.utf8.count > prefix.utf8.count,
@@ -107,7 +107,7 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
     }
 
     /// Strict unpadded base64url.
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
+    package static func base64URLDecode(_ text: Substring) -> [UInt8]? {
         guard !text.isEmpty, text.count % 4 != 1,
             text.utf8.allSatisfy({ byte in
                 (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
@@ -122,12 +122,14 @@ final class EmulatorTokenVerifier: @unchecked Sendable {
 
 /// The token a connection (or, for scope `.key`, the key) currently uses. Not thread-safe: confined to one
 /// connection's event loop, or guarded by the verifier's lock.
-final class EmulatorTokenSession: @unchecked Sendable {
+package final class EmulatorTokenSession: @unchecked Sendable {
     private var currentJWT: String?
     private var currentIssuedAt: Int64 = 0
 
+    package init() {}
+
     /// Accepts the token in use, or a new one at least 20 minutes apart from it; answers 429 otherwise.
-    func present(jwt: String, issuedAt: Int64) -> EmulatorTokenVerifier.Verdict {
+    package func present(jwt: String, issuedAt: Int64) -> EmulatorTokenVerifier.Verdict {
         if let currentJWT {
             if currentJWT == jwt { return .accepted }
             if abs(Double(issuedAt - currentIssuedAt)) < EmulatorTokenVerifier.minimumUpdateInterval {
