@@ -1,5 +1,6 @@
 import ArgumentParser
 import SealedPushCommandLine
+import SealedPushCore
 import SealedPushGateway
 
 /// `sealed-push-gateway`: the SealedPush gateway (issue 12) — an HTTP API that seals each notification to each
@@ -9,6 +10,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sealed-push-gateway",
         abstract: "The SealedPush gateway: an end-to-end encrypted push service any backend can call over HTTP.",
+        version: SealedPushVersion.current,
         subcommands: [
             InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self, StatusCommand.self,
             CheckCommand.self, BackupCommand.self,

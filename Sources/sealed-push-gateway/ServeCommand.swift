@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
+import SealedPushCore
 import SealedPushGateway
 import SealedPushGatewayHTTP
 import ServiceLifecycle
@@ -47,6 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
             LoggingSystem.bootstrap { GatewayLogHandler.standardError(label: $0, level: level) }
         }
         let logger = Logger(label: "sealed-push.gateway")
+        logger.info("sealed-push-gateway starting", metadata: ["version": "\(SealedPushVersion.current)"])
         if configuration.plainHTTPBeyondLoopback {
             logger.warning(
                 "plain HTTP beyond loopback (allowPlainHTTP): API keys cross the network in clear unless a TLS proxy or a private network protects this listener",

@@ -1,11 +1,13 @@
 import ArgumentParser
 import SealedPushCommandLine
+import SealedPushCore
 
 @main
 struct SealedPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sealed-push",
         abstract: "End-to-end encrypted push notifications: keys, sealing, opening, delivery.",
+        version: SealedPushVersion.current,
         subcommands: [
             KeygenCommand.self, SealCommand.self, OpenCommand.self, InspectCommand.self, DeviceCommand.self,
             APNsKeygenCommand.self, EmulatorCommand.self, SendCommand.self, DemoCommand.self, BlobsCommand.self,

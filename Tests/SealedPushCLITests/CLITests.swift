@@ -71,6 +71,13 @@ import Testing
         #expect(try run(["keygen", "--out", "server.key"]).status == 0)
     }
 
+    /// `--version` prints the release's version (``SealedPushVersion``) and nothing else.
+    @Test func versionPrintsTheRelease() throws {
+        let result = try run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == SealedPushVersion.current + "\n")
+    }
+
     @Test func keygenWritesA0600FileAndPrintsOnlyThePublicKey() throws {
         let result = try run(["keygen", "--out", "server.key"])
         #expect(result.status == 0)

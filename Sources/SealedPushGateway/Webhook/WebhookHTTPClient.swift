@@ -59,7 +59,7 @@ struct WebhookHTTPClient: Sendable {
         let hostHeader = (bareHost.contains(":") ? "[\(bareHost)]" : bareHost) + (url.port.map { ":\($0)" } ?? "")
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: hostHeader)
-        headers.add(name: "User-Agent", value: "sealed-push-gateway")
+        headers.add(name: "User-Agent", value: SealedPushVersion.userAgent("sealed-push-gateway"))
         headers.add(name: "Content-Length", value: String(body.count))
         headers.add(name: "Connection", value: "close")
         if let user = components?.percentEncodedUser {

@@ -75,7 +75,7 @@ struct AttachmentFetcher: Sendable {
         headers.add(name: "Host", value: hostHeader)
         headers.add(name: "Accept-Encoding", value: "identity")
         headers.add(name: "Connection", value: "close")
-        headers.add(name: "User-Agent", value: "sealed-push-gateway")
+        headers.add(name: "User-Agent", value: SealedPushVersion.userAgent("sealed-push-gateway"))
         // Head and end in one write (a server that answers on the head and closes must not fail the second).
         let request: [HTTPClientRequestPart] = [
             .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)), .end(nil),

@@ -64,6 +64,9 @@ public struct GatewayMetrics: Sendable {
         /// Notifications withdrawn (`DELETE …/notifications/{id}`, first call) and the jobs it ended, with dimension
         /// `what` (`notifications`, `jobs`). Counter.
         public static let withdrawn = "sealedpush_gateway_withdrawn_total"
+        /// Always 1, with dimension `version` (``SealedPushVersion/current``): which release a node runs, for joins
+        /// and alerts on a fleet mid-upgrade. Gauge.
+        public static let buildInfo = "sealedpush_gateway_build_info"
     }
 
     /// The factory every metric here is made with.
@@ -101,6 +104,8 @@ public struct GatewayMetrics: Sendable {
             _ = CoreMetrics.Counter(
                 label: Name.receipts, dimensions: [("outcome", outcome), ("reason", "none")], factory: factory)
         }
+        CoreMetrics.Gauge(label: Name.buildInfo, dimensions: [("version", SealedPushVersion.current)], factory: factory)
+            .record(1)
         for what in ["notifications", "jobs"] {
             _ = CoreMetrics.Counter(label: Name.withdrawn, dimensions: [("what", what)], factory: factory)
         }

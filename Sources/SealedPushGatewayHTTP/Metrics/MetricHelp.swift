@@ -32,6 +32,7 @@ enum MetricHelp {
             "Sealed receipts recorded, by outcome and reason (a fallback's reason code, other, or none).",
         GatewayMetrics.Name.receiptsRefused: "Receipts refused, by cause.",
         GatewayMetrics.Name.withdrawn: "Notifications withdrawn, and the jobs their withdrawal ended.",
+        GatewayMetrics.Name.buildInfo: "Always 1; the version label names the SealedPush release this node runs.",
         "sealedpush_gateway_jobs_started_total":
             "Jobs the node started sending, by platform and path (claim: from the queue; handover: at enqueue).",
         "sealedpush_gateway_webhook_events_total":

@@ -1,4 +1,5 @@
 import Foundation
+import SealedPushCore
 import SealedPushServer
 import SealedPushGateway
 import SealedPushGatewayTestSupport
@@ -636,6 +637,30 @@ struct GatewayExecutableTests {
 
         try await serve.stop()
         #expect(serve.process.terminationReason == .exit)
+    }
+
+    /// The release's version is the same wherever the gateway names it: `--version`, the start-up log line and
+    /// `sealedpush_gateway_build_info` (a Semantic Versioning 2.0.0 string; see ``SealedPushVersion``).
+    @Test func versionIsNamedAlikeEverywhere() async throws {
+        let printed = try Self.run(["--version"])
+        #expect(printed.status == 0)
+        let version = printed.stdout.trimmingCharacters(in: .newlines)
+        #expect(version == SealedPushVersion.current)
+        #expect(!version.isEmpty && !version.contains(" "))
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-gw-version-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.initialize(directory)
+        let serve = try Self.serve(directory, ["SEALEDPUSH_GATEWAY_DELIVERY": "off"])
+        defer { if serve.process.isRunning { serve.process.terminate() } }
+        let client = HTTPTestClient(port: try serve.ports(["listening on port "])[0])
+        let metrics = try await client.send("GET", "/metrics").text
+        #expect(metrics.contains("\nsealedpush_gateway_build_info{version=\"\(version)\"} 1"), "\(metrics.prefix(400))")
+        #expect(metrics.contains("# HELP sealedpush_gateway_build_info "))
+        try await serve.stop()
+        let logged = String(decoding: serve.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let start = logged.split(separator: "\n").first { $0.contains("sealed-push-gateway starting") }
+        #expect(start?.contains("version=\(version)") == true, "\(logged.prefix(600))")
     }
 
     /// A `serve` of the gateway in `directory` on free loopback ports, with `environment` added.

@@ -36,6 +36,7 @@ struct UnregisteredWebhookTests {
             let mac = try HMACCheck.sha256(key: Self.secret, message: Array("\(timestamp).".utf8) + request.body)
             #expect(request.header("SealedPush-Signature") == "v1=" + hex(mac))
             #expect(request.header("Content-Type") == "application/json")
+            #expect(request.header("User-Agent") == "sealed-push-gateway/\(SealedPushVersion.current)")
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(requests[0].body)) as? [String: String])
         #expect(
