@@ -60,6 +60,15 @@ final class GatewayHealth: @unchecked Sendable {  // `reported` is behind `lock`
             headers: [.retryAfter: "5"])) ?? Response(status: .serviceUnavailable)
     }
 
+    /// The `Liveness` answer of `/livez`: `200` whenever the process answers at all — while the database is down or
+    /// unwritable and during a graceful stop too, since restarting the process cures none of those (a liveness probe
+    /// on `/healthz` would restart every node of a fleet during a database outage). It reaches nothing outside the
+    /// process; that it is answered shows the API's event loops and Swift's task pool still run.
+    /// - Returns: `200` with `{"status":"ok"}`.
+    static func liveness() -> Response {
+        (try? JSONResponse.make(.ok, LivenessModel(status: "ok"))) ?? Response(status: .ok)
+    }
+
     /// Why the gateway is not ready, or nil when it is.
     func problem() async -> String? {
         let sqlite = store as? SQLiteGatewayStore

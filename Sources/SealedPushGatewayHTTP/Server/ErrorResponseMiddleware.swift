@@ -13,7 +13,7 @@ struct ErrorResponseMiddleware<Context: RequestContext>: RouterMiddleware {
     static var apiPaths: String {
         "no such path: the API has /v1/apps/{appId}/devices/{deviceId}, /v1/apps/{appId}/users/{userId}, "
             + "/v1/apps/{appId}/notifications[/{notificationId}[/update]], /v1/apps/{appId}/badge, "
-            + "/v1/apps/{appId}/receipts, /healthz and /metrics"
+            + "/v1/apps/{appId}/receipts, /healthz, /livez and /metrics"
     }
 
     /// What a `404` for an unknown path says (the API's paths by default).

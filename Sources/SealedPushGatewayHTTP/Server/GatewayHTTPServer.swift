@@ -180,6 +180,7 @@ public struct GatewayHTTPServer: Service, CustomStringConvertible {
             ("/v1/apps/:appId/badge", .post, { r, c in await self.answer { try await self.setBadge(r, c) } }),
             ("/v1/apps/:appId/receipts", .post, { r, c in await self.answer { try await self.takeReceipt(r, c) } }),
             ("/healthz", .get, { _, _ in await self.health() }),
+            ("/livez", .get, { _, _ in GatewayHealth.liveness() }),
             ("/metrics", .get, { _, _ in await self.answer { try await self.renderMetrics() } }),  // 404 with metricsListen
         ]
         // Every GET route answers HEAD as its GET, without the body (RFC 9110 §9.1, §9.3.2).

@@ -38,6 +38,9 @@ struct HealthProcessTests {
         let health = try await Self.waitForHealth(client) { status, _ in status == 503 }
         #expect(health.status == 503, "\(health.body)")
         #expect(health.body.contains("database file deleted"), "\(health.body)")
+        // Not ready, yet alive: restarting the process would not bring the file back.
+        let alive = try await client.send("GET", "/livez")
+        #expect(alive.status == 200 && alive.text == #"{"status":"ok"}"#, "\(alive.status) \(alive.text)")
         // A write is refused (it would go to the deleted file and be lost at the next start), not accepted.
         let registration = try? await setup.register(2, client: client)
         #expect(registration == nil, "a registration was accepted into a deleted database")

@@ -51,6 +51,9 @@ struct GracefulShutdownTests {
             #expect(health.status == 503)
             #expect(health.json["status"] as? String == "stopping")
             #expect(health.header("Retry-After") == "5")
+            // Alive all the same: a liveness probe must not restart a node that is stopping.
+            let alive = try await server.client.send("GET", "/livez")
+            #expect(alive.status == 200 && alive.json["status"] as? String == "ok", "\(alive.status) \(alive.text)")
             // Still served during the drain, on a new connection.
             let key = try #require(server.keys["app1"])
             let during = try await HTTPTestClient(port: server.client.base.port!).send(
