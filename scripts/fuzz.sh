@@ -12,8 +12,9 @@
 #
 # With TARGETs, only those products are built (the Core targets build in a minute; FuzzClientOpen adds swift-crypto;
 # no target needs NIO: FuzzEmulatorRequest fuzzes the emulator's NIO-free rules module, SealedPushAPNsEmulatorRules).
-# Environment: FUZZ_NO_BUILD=1 skips the build; FUZZ_SCRATCH (default .build-fuzz) is the build directory; FUZZ_NICE (default 10) the nice level; FUZZ_ARGS extra libFuzzer flags; FUZZ_TIMEOUT
-# (default 10) the per-input hang limit in seconds.
+# Environment: FUZZ_NO_BUILD=1 skips the build; FUZZ_SCRATCH (default .build-fuzz) is the build directory; FUZZ_NICE
+# (default 10) the nice level; FUZZ_ARGS extra libFuzzer flags; FUZZ_TIMEOUT (default 10) the per-input hang limit in
+# seconds.
 set -euo pipefail
 
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET ...]}
