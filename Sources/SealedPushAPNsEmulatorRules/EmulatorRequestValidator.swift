@@ -27,14 +27,14 @@ package enum EmulatorVerdict: Sendable, Equatable {
 /// Apple's request rules, in the order APNs applies them (method, path, provider token, headers, body, device).
 package struct EmulatorRequestValidator: Sendable {
     package static let maximumBodyBytes = 4096
-    package static let maximumCollapseIDBytes = 64
-    package static let pushTypes: Set<String> = [
+    static let maximumCollapseIDBytes = 64
+    static let pushTypes: Set<String> = [
         "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
         "pushtotalk", "widgets", "controls",
     ]
 
-    package let configuration: APNsEmulatorConfiguration
-    package let tokens: EmulatorTokenVerifier
+    let configuration: APNsEmulatorConfiguration
+    let tokens: EmulatorTokenVerifier
 
     package init(configuration: APNsEmulatorConfiguration, tokens: EmulatorTokenVerifier) {
         self.configuration = configuration
@@ -42,12 +42,12 @@ package struct EmulatorRequestValidator: Sendable {
     }
 
     /// Device tokens: even-length hex, 64 to 200 characters.
-    package static func isWellFormedDeviceToken(_ token: Substring) -> Bool {
+    static func isWellFormedDeviceToken(_ token: Substring) -> Bool {
         token.utf8.count >= 64 && token.utf8.count <= 200 && token.utf8.count % 2 == 0
             && token.utf8.allSatisfy { isHexDigit($0) }
     }
 
-    package static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 

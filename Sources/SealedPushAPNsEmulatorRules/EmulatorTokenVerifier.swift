@@ -12,12 +12,12 @@ package final class EmulatorTokenVerifier: @unchecked Sendable {
         case rejected(status: Int, reason: String)
     }
 
-    package static let maximumAge: TimeInterval = 3600
-    package static let minimumUpdateInterval: TimeInterval = 1200
+    static let maximumAge: TimeInterval = 3600
+    static let minimumUpdateInterval: TimeInterval = 1200
     /// Tolerated clock skew for an `iat` in the future.
-    package static let futureSkew: TimeInterval = 300
-    package static let maximumTokenLength = 1024
-    package static let maximumRememberedTokens = 64
+    static let futureSkew: TimeInterval = 300
+    static let maximumTokenLength = 1024
+    static let maximumRememberedTokens = 64
 
     private let publicKey: P256.Signing.PublicKey
     private let keyID: String
@@ -38,7 +38,7 @@ package final class EmulatorTokenVerifier: @unchecked Sendable {
         self.clock = configuration.clock
     }
 
-    package static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
+    static func publicKey(fromPEM pem: String) throws -> P256.Signing.PublicKey {
         if pem.contains("PUBLIC KEY") {
             do { return try P256.Signing.PublicKey(pemRepresentation: pem) } catch {
                 throw SealedPushError(
@@ -107,7 +107,7 @@ package final class EmulatorTokenVerifier: @unchecked Sendable {
     }
 
     /// Strict unpadded base64url.
-    package static func base64URLDecode(_ text: Substring) -> [UInt8]? {
+    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
         guard !text.isEmpty, text.count % 4 != 1,
             text.utf8.allSatisfy({ byte in
                 (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
