@@ -19,7 +19,8 @@ import NIOHTTPTypes
 ///   before it, unless one of those closes the connection), with `Connection: close`; then the connection closes as
 ///   above, and nothing read after it reaches the router. Such are an HTTP parse error between requests (a header over
 ///   the limits, too many headers, a bad `Content-Length` or chunk: `400 malformedRequest`), a method the parser does
-///   not know (`501 methodNotImplemented` naming it, from the request line ``ParserInputWindow`` shows), and a
+///   not know (`501 methodNotImplemented` naming it, from the request line ``ParserInputWindow`` shows — read on, up to
+///   ``refusedLineLimit`` bytes and ``refusedLineWait``, when the parser refused it before the line ended), and a
 ///   ``RequestRefusal`` of ``RequestHeadCheckHandler`` (`Host`, `Transfer-Encoding`). A parse error inside a request's
 ///   body goes to its handler (which answers `400` and closes through the first rule).
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -41,6 +42,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             return false
         }
     }
+
+    /// The longest request line read on, after the parser refused its method before the line ended, to name the method.
+    static let refusedLineLimit = 8_192
+    /// The longest wait for the rest of such a line; then the refusal is answered without naming a method.
+    static let refusedLineWait = TimeAmount.seconds(1)
 
     /// The most bytes read and dropped after a refusal before the connection is closed outright.
     let lingerBytes: Int
@@ -154,6 +160,20 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         refused = true
+        if case .invalidMethod? = error as? HTTPParserError, let parserInput, parserInput.unrecognizedMethod == nil {
+            // The method's request line had not ended in the refused read: name the method once it does.
+            parserInput.awaitRefusedLine(limit: Self.refusedLineLimit, within: Self.refusedLineWait, on: context.eventLoop)
+            { [self] method in
+                let named = method.map { RequestRefusal(error: .methodNotImplemented($0), withoutBody: false) }
+                deliver(named ?? refusal, context: context)
+            }
+            return
+        }
+        deliver(refusal, context: context)
+    }
+
+    /// Answers a refusal now, or after the responses to the requests read before it.
+    private func deliver(_ refusal: RequestRefusal, context: ChannelHandlerContext) {
         if requestsOpen == 0 {
             answer(refusal, context: context)
         } else {

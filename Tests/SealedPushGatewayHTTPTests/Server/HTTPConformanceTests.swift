@@ -131,6 +131,31 @@ struct HTTPConformanceTests {
         }
     }
 
+    /// Sends `pieces` on a fresh connection, `pause` apart (so that the server reads each on its own), and reads until
+    /// the server closes or `timeout` seconds pass.
+    /// - Parameters:
+    ///   - port: The gateway's port.
+    ///   - pieces: The raw bytes, as text, in the pieces they are sent in.
+    ///   - pause: The wait between two pieces, in milliseconds.
+    ///   - timeout: The socket's receive timeout.
+    static func exchange(port: Int, inPieces pieces: [String], pause: UInt32 = 200, timeout: Int = 5) async throws
+        -> Exchange
+    {
+        try await offThePool {
+            let socket = try RawSocket(port: port, timeout: timeout)
+            var noDelay: Int32 = 1
+            setsockopt(socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 { usleep(pause * 1_000) }
+                _ = socket.send(piece)
+            }
+            var buffer: [UInt8] = []
+            let closed = Self.readResponses(socket, into: &buffer, responses: .max, heads: [])
+            let parsed = Self.parseResponses(buffer, heads: [])
+            return Exchange(responses: parsed.responses, leftover: buffer.count - parsed.consumed, closed: closed)
+        }
+    }
+
     // MARK: HEAD (RFC 9110 §9.1, §9.3.2)
 
     /// Regression: `HEAD /healthz` was `405 Allow: GET`. Every GET route answers HEAD as its GET: the same status and
@@ -363,6 +388,41 @@ struct HTTPConformanceTests {
                 port: port, "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nFOO /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(pipelined.responses.map(\.status) == [200, 501])
             #expect(pipelined.responses.last?.json["code"] as? String == "methodNotImplemented")
+        }
+    }
+
+    /// Regression: a request line that arrived in pieces was answered by the piece the parser refused — `BR`, then
+    /// `EW /healthz HTTP/1.1`: `400`, the line not yet whole; `GE`, then `X /healthz HTTP/1.1`: `501` naming `X`. The
+    /// method is named whole wherever the reads split its line; a line that never ends, or is no request line, is
+    /// `400` (within ``ConnectionGuardHandler/refusedLineWait``).
+    @Test func aMethodSplitAcrossReadsIsNamedWhole() async throws {
+        try await GatewayTestServer.with(.sqlite) { server in
+            let port = server.client.base.port!
+            let rest = " /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+            let cases: [(what: String, pieces: [String], statuses: [Int], method: String?)] = [
+                ("diverging in the second read", ["GE", "X" + rest], [501], "GEX"),
+                ("refused in the first read", ["BR", "EW" + rest], [501], "BREW"),
+                ("refused before the target", ["FOO /heal", "thz HTTP/1.1\r\nHost: a\r\n\r\n"], [501], "FOO"),
+                ("in three pieces", ["M", "KCO", "FFEE" + rest], [501], "MKCOFFEE"),
+                ("behind a good request", ["GET" + rest + "PU", "X" + rest], [200, 501], "PUX"),
+                ("no request line", ["HE", "LLO\r\n\r\n"], [400], nil),
+                ("a line that never ends", ["BR"], [400], nil),
+            ]
+            for item in cases {
+                let started = ContinuousClock.now
+                let exchange = try await Self.exchange(port: port, inPieces: item.pieces)
+                #expect(exchange.responses.map(\.status) == item.statuses, "\(item.what)")
+                #expect(exchange.closed, "\(item.what): the connection stayed open")
+                guard let refusal = exchange.responses.last else { continue }
+                let message = refusal.json["message"] as? String ?? ""
+                if let method = item.method {
+                    #expect(refusal.json["code"] as? String == "methodNotImplemented", "\(item.what): \(refusal.json)")
+                    #expect(message.contains("the method \(method) is not"), "\(item.what): \(message)")
+                } else {
+                    #expect(refusal.json["code"] as? String == "malformedRequest", "\(item.what): \(refusal.json)")
+                }
+                #expect(ContinuousClock.now - started < .seconds(4), "\(item.what): answered late")
+            }
         }
     }
 }
