@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SealedPushAPNsEmulatorRules
+import SealedPushCore
 
 /// State shared by every connection of one emulator: rules, recorder and the fault generator.
 final class EmulatorCore: @unchecked Sendable {
@@ -10,7 +11,7 @@ final class EmulatorCore: @unchecked Sendable {
     let logger: Logger
     private let lock = NSLock()
     private var sequence = 0
-    private var random: EmulatorRandom
+    private var random: SplitMix64
 
     init(configuration: APNsEmulatorConfiguration, logger: Logger) throws {
         self.configuration = configuration
@@ -18,7 +19,7 @@ final class EmulatorCore: @unchecked Sendable {
             configuration: configuration, tokens: try EmulatorTokenVerifier(configuration: configuration))
         self.recorder = APNsEmulatorRecorder(configuration: configuration, logger: logger)
         self.logger = logger
-        self.random = EmulatorRandom(seed: configuration.faults.seed)
+        self.random = SplitMix64(seed: configuration.faults.seed)
     }
 
     /// The fault for the next request, by arrival order.

@@ -79,18 +79,3 @@ public struct EmulatorFaultPlan: Sendable, Hashable {
     /// The sum of the random probabilities.
     public var totalProbability: Double { random.reduce(0) { $0 + $1.probability } }
 }
-
-/// SplitMix64: a small, seedable generator for reproducible fault draws (not for cryptography).
-package struct EmulatorRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    package init(seed: UInt64) { state = seed }
-
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -33,7 +33,7 @@ final class FCMEmulatorCore: @unchecked Sendable {
     private var accessTokens: [String: (expiresAt: Date, projectID: String)] = [:]
     private var unregistered: Set<String>
     private var requestIndex = 0
-    private var random: SplitMix
+    private var random: SplitMix64
     var port = 0
 
     init(configuration: FCMEmulatorConfiguration, logger: Logger) throws {
@@ -46,7 +46,7 @@ final class FCMEmulatorCore: @unchecked Sendable {
         }
         self.verifiers = verifiers
         self.unregistered = configuration.unregisteredTokens
-        self.random = SplitMix(state: configuration.faults.seed)
+        self.random = SplitMix64(seed: configuration.faults.seed)
     }
 
     /// Every token endpoint URL an assertion may name as `aud`: this emulator's own token URL (the service-account
@@ -246,17 +246,5 @@ final class FCMEmulatorCore: @unchecked Sendable {
             }
             return nil
         }
-    }
-}
-
-/// SplitMix64, seedable, for reproducible fault draws (not for cryptography).
-struct SplitMix: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import CCurve25519Map
+import SealedPushCore
 import SealedPushTestSupport
 import Testing
 
