@@ -128,4 +128,18 @@ public struct HookedGatewayStore: GatewayStore {
     public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool { try await inner.heartbeat(instance, now: now) }
     public func releaseNode(_ instance: NodeInstance) async throws { try await inner.releaseNode(instance) }
     public func leasedJobs(nodeID: String) async throws -> [LeasedJob] { try await inner.leasedJobs(nodeID: nodeID) }
+    public func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
+        -> [StoredWebhookEvent]
+    {
+        try await inner.claimWebhookEvents(owner: owner, limit: limit, leaseDuration: leaseDuration, now: now)
+    }
+    public func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int {
+        try await inner.renewWebhookEvents(owner: owner, leaseDuration: leaseDuration, now: now)
+    }
+    public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
+        try await inner.endWebhookEvent(id: id, owner: owner)
+    }
+    public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
+    }
 }

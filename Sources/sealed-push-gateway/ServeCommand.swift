@@ -93,7 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
         if webhook == nil, let hook = receiptHook {
             var webhookLogger = Logger(label: "sealed-push.gateway.webhook")
             webhookLogger.logLevel = logger.logLevel
-            let own = try UnregisteredWebhook(configuration: hook, logger: webhookLogger)
+            // Its own lease owner: not a node id's (`nodeID/…`), which a delivering node's start would take back.
+            let owner = "receipts:" + ProcessInfo.processInfo.hostName + "/" + UUID().lowercasedString
+            let own = try UnregisteredWebhook(
+                configuration: hook, logger: webhookLogger, outbox: WebhookOutbox(store: store, owner: owner))
             extra.append(WebhookService(webhook: own))
             logger.info("receipts are forwarded to the webhook", metadata: ["webhook": "\(hook.redactedURL)"])
             webhook = own

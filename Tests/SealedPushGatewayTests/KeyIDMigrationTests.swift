@@ -17,7 +17,7 @@ struct KeyIDMigrationTests {
         let harness = try SQLiteHarness()
         let store = try SQLiteGatewayStore(path: harness.path)
         try await Self.upperCaseKeyIDsAreLowerCased(
-            harness, store, previous: SQLiteGatewayStore.latestSchemaVersion - 1, blob: "x'00'"
+            harness, store, previous: 14, blob: "x'00'"
         ) { try await store.migrate(upTo: $0) }
     }
 
@@ -29,7 +29,7 @@ struct KeyIDMigrationTests {
         let harness = try await PostgresHarness()
         let store = try PostgresGatewayStore(url: harness.url)
         try await Self.upperCaseKeyIDsAreLowerCased(
-            harness, store, previous: PostgresGatewayStore.latestSchemaVersion - 1, blob: "'\\x00'"
+            harness, store, previous: 15, blob: "'\\x00'"
         ) { try await store.migrate(upTo: $0) }
     }
 
@@ -85,7 +85,7 @@ struct KeyIDMigrationTests {
                     + "SELECT id, 'alpha', '\(oldMessage)', '\(upper)' FROM jobs WHERE device_id = 'old'")
 
             // Today's store opens it: the migration runs first.
-            #expect(try await store.migrate() == 1)
+            #expect(try await migrateUpTo(previous + 1) == 1)
             #expect(try await store.schemaVersion() == previous + 1)
             #expect(try await store.device(appID: "alpha", deviceID: "old")?.registration == oldRegistration)
             #expect(try await store.device(appID: "alpha", deviceID: "other")?.registration == otherRegistration)

@@ -119,7 +119,10 @@ public final class DeliveryService: Service, Sendable {
             clients: FCMClientRegistry(configuration: configuration, logger: logger), logger: logger,
             now: configuration.now)
         self.providers = [.apns: apns, .fcm: fcm]
-        self.webhook = try configuration.webhook.map { try UnregisteredWebhook(configuration: $0, logger: logger) }
+        let outbox = WebhookOutbox(store: store, owner: instance.leaseOwner)
+        self.webhook = try configuration.webhook.map {
+            try UnregisteredWebhook(configuration: $0, logger: logger, outbox: outbox)
+        }
         self.metrics = DeliveryMetrics(factory: metricsFactory)
         (self.handedOver, self.handOver) = AsyncStream.makeStream(of: [ClaimedJob].self)
     }
@@ -498,12 +501,18 @@ public final class DeliveryService: Service, Sendable {
             return
         }
         let now = configuration.now()
+        // The webhook's event is written with the job's end, should that end mark the device unregistered.
+        var event: UnregisteredDeviceEvent?
+        if case .unregistered(let reason) = outcome, webhook != nil {
+            event = UnregisteredDeviceEvent(
+                appID: job.appID, deviceID: job.deviceID, reason: reason, unregisteredAt: unregisteredAt ?? now)
+        }
         let held: Bool
         do {
             held = try await finishes.submit(
                 JobFinish(
                     jobID: job.id, owner: leaseOwner, outcome: outcome, requests: requests,
-                    transientReason: transientReason, now: now))
+                    transientReason: transientReason, now: now, webhookEvent: event))
         } catch {
             // The lease will expire and the job be sent again (the same bytes, collapsed by APNs).
             jobLogger(job).error("finishing the job failed", metadata: ["outcome": "\(outcome)", "error": "\(error)"])
@@ -523,14 +532,8 @@ public final class DeliveryService: Service, Sendable {
             jobLogger(job).notice("job failed", metadata: ["reason": "\(reason)"])
         case .unregistered(let reason):
             jobLogger(job).notice("device unregistered", metadata: ["app": "\(job.appID)", "device": "\(job.deviceID)", "reason": "\(reason)"])
-            guard let webhook else { return }
-            // Only when the store marked the device (its token had not changed since the claim).
-            guard let device = try? await store.device(appID: job.appID, deviceID: job.deviceID),
-                let markedAt = device.unregisteredAt, device.address.token == job.address.token
-            else { return }
-            webhook.notify(
-                UnregisteredDeviceEvent(
-                    appID: job.appID, deviceID: job.deviceID, reason: reason, unregisteredAt: unregisteredAt ?? markedAt))
+            // Written to the outbox if the store marked the device (its token had not changed since the claim).
+            webhook?.outboxWritten()
         }
     }
 }

@@ -930,8 +930,18 @@ public final class PostgresGatewayStore: GatewayStore {
     public func finish(
         jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date
     ) async throws -> Bool {
-        let now = Millis.from(now)
-        let requests = max(0, requests)
+        try await finish(
+            JobFinish(
+                jobID: jobID, owner: owner, outcome: outcome, requests: requests, transientReason: transientReason,
+                now: now))
+    }
+
+    /// One job's end, on its own (with its device and the webhook's outbox when `unregistered`).
+    private func finish(_ end: JobFinish) async throws -> Bool {
+        let (jobID, owner, outcome, transientReason) = (end.jobID, end.owner, end.outcome, end.transientReason)
+        let webhookEvent = end.webhookEvent
+        let now = Millis.from(end.now)
+        let requests = max(0, end.requests)
         // One UPDATE is atomic on its own: only an unregistered outcome (job, device, the device's other jobs) needs a
         // transaction, which costs two more round trips (BEGIN, COMMIT) per finished job.
         let body: @Sendable (PostgresConnection, Logger) async throws -> Bool = { connection, logger in
@@ -993,6 +1003,9 @@ public final class PostgresGatewayStore: GatewayStore {
                 if marked > 0 {
                     try await Self.endOpenJobs(
                         appID: appID, deviceID: deviceID, reason: reason, now: now, connection, logger)
+                    if let webhookEvent {
+                        try await Self.insertWebhookEvents([WebhookOutboxRow(webhookEvent)], now: [now], connection, logger)
+                    }
                 }
             }
             return true
@@ -1013,9 +1026,7 @@ public final class PostgresGatewayStore: GatewayStore {
         var plain: [(index: Int, end: JobFinish)] = []
         for (index, end) in batch.enumerated() {
             if case .unregistered = end.outcome {
-                held[index] = try await finish(
-                    jobID: end.jobID, owner: end.owner, outcome: end.outcome, requests: end.requests,
-                    transientReason: end.transientReason, now: end.now)
+                held[index] = try await finish(end)
             } else {
                 plain.append((index, end))
             }
@@ -1273,6 +1284,8 @@ public final class PostgresGatewayStore: GatewayStore {
         var withReceipt = Set<Int64>()
         var counts: [Int64: Int] = [:]
         var firsts: [Int64: Int] = [:]  // job id: position of the receipt that sets its fields
+        var events: [WebhookOutboxRow] = []  // for the webhook's outbox
+        var eventTimes: [Int64] = []
         var unkept: [ReceiptKey] = []
         for index in found {
             let receipt = receipts[index], job = jobs[index]!
@@ -1288,7 +1301,13 @@ public final class PostgresGatewayStore: GatewayStore {
             }
             let first = !job.hasReceipt && !withReceipt.contains(job.id)
             withReceipt.insert(job.id)
-            if first { firsts[job.id] = index }
+            if first {
+                firsts[job.id] = index
+                if receipt.forwardsToWebhook {
+                    events.append(WebhookOutboxRow(receiptOf: job.id, appID: receipt.appID, deviceID: job.deviceID))
+                    eventTimes.append(Millis.from(receipt.receivedAt))
+                }
+            }
             counts[job.id, default: 0] += 1
             answers[index] = .recorded(notificationID: job.notificationID, deviceID: job.deviceID, first: first)
         }
@@ -1324,6 +1343,9 @@ public final class PostgresGatewayStore: GatewayStore {
                     AS u(job_id, sets, outcome, reason, delivered, failed, device_time, received_at, count)
                 WHERE jobs.id = u.job_id
                 """, logger: logger)
+        }
+        if !events.isEmpty {
+            try await insertWebhookEvents(events, now: eventTimes, connection, logger)
         }
         return answers
     }
@@ -1438,7 +1460,7 @@ public final class PostgresGatewayStore: GatewayStore {
                         """, logger: logger))
             }
             guard recorded > 0 else { return nil }
-            return try await Self.count(
+            let jobsTakenBack = try await Self.count(
                 connection.query(
                     """
                     UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now),
@@ -1447,7 +1469,101 @@ public final class PostgresGatewayStore: GatewayStore {
                       AND (lease_owner = \(instance.nodeID) OR substr(lease_owner, 1, length(\(prefix))) = \(prefix))
                     RETURNING 1
                     """, logger: logger))
+            try await connection.query(
+                """
+                UPDATE webhook_outbox SET lease_owner = NULL, lease_expires_at = NULL
+                WHERE lease_owner <> \(instance.leaseOwner)
+                  AND (lease_owner = \(instance.nodeID) OR substr(lease_owner, 1, length(\(prefix))) = \(prefix))
+                """, logger: logger)
+            return jobsTakenBack
         }
+    }
+
+    // MARK: Webhook outbox
+
+    public func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
+        -> [StoredWebhookEvent]
+    {
+        guard limit > 0 else { return [] }
+        let now = Millis.from(now)
+        let leaseEnd = now + Millis.from(leaseDuration)
+        let limit = Int64(limit)
+        return try await run("claiming webhook events", writes: true) { connection, logger in
+            let rows = try await connection.query(
+                """
+                WITH claimed AS (
+                    UPDATE webhook_outbox SET lease_owner = \(owner), lease_expires_at = \(leaseEnd)
+                    WHERE id IN (SELECT id FROM webhook_outbox WHERE lease_owner IS NULL OR lease_expires_at <= \(now)
+                                 ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                    RETURNING *)
+                SELECT c.id, c.delivery_id, c.event_type, c.app_id, c.device_id, c.reason, c.occurred_at, c.attempts,
+                       c.created_at, j.notification_id::text, j.receipt_outcome, j.receipt_reason,
+                       j.receipt_delivered, j.receipt_failed, j.receipt_device_time, j.receipt_at
+                FROM claimed c LEFT JOIN jobs j ON j.id = c.job_id ORDER BY c.id
+                """, logger: logger)
+            var events: [StoredWebhookEvent] = []
+            for try await row in rows.decode(
+                (Int64, String, String, String, String, String?, Int64?, Int, Int64, String?, String?, String?, Int?,
+                 Int?, Int64?, Int64?).self)
+            {
+                let claimed = ClaimedWebhookRow(
+                    id: row.0, deliveryID: row.1, eventType: row.2, appID: row.3, deviceID: row.4, reason: row.5,
+                    occurredAt: row.6, attempts: row.7, createdAt: row.8, notificationID: row.9,
+                    receiptOutcome: row.10, receiptReason: row.11, receiptDelivered: row.12, receiptFailed: row.13,
+                    receiptDeviceTime: row.14, receiptAt: row.15)
+                if let event = claimed.event { events.append(event) }
+            }
+            return events
+        }
+    }
+
+    public func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int {
+        let leaseEnd = Millis.from(now) + Millis.from(leaseDuration)
+        return try await run("renewing webhook events' leases", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE webhook_outbox SET lease_expires_at = \(leaseEnd) WHERE lease_owner = \(owner) RETURNING 1
+                    """, logger: logger))
+        }
+    }
+
+    public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
+        try await run("ending webhook event \(id)", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    "DELETE FROM webhook_outbox WHERE id = \(id) AND lease_owner = \(owner) RETURNING 1",
+                    logger: logger)) > 0
+        }
+    }
+
+    public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await run("releasing webhook event \(id)", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE webhook_outbox SET lease_owner = NULL, lease_expires_at = NULL, attempts = \(attempts)
+                    WHERE id = \(id) AND lease_owner = \(owner) RETURNING 1
+                    """, logger: logger)) > 0
+        }
+    }
+
+    /// Writes new outbox events (`now`: each one's time), inside the caller's transaction, in one statement.
+    private static func insertWebhookEvents(
+        _ rows: [WebhookOutboxRow], now: [Int64], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO webhook_outbox (delivery_id, event_type, app_id, device_id, reason, occurred_at, job_id,
+                                        created_at)
+            SELECT delivery_id, event_type, app_id, device_id, NULLIF(reason, ''), NULLIF(occurred_at, -1),
+                   NULLIF(job_id, -1), created_at
+            FROM unnest(\(rows.map(\.deliveryID))::text[], \(rows.map(\.eventType))::text[],
+                        \(rows.map(\.appID))::text[], \(rows.map(\.deviceID))::text[],
+                        \(rows.map { $0.reason ?? "" })::text[], \(rows.map { $0.occurredAt ?? -1 })::bigint[],
+                        \(rows.map { $0.jobID ?? -1 })::bigint[], \(now)::bigint[])
+                AS u(delivery_id, event_type, app_id, device_id, reason, occurred_at, job_id, created_at)
+            """, logger: logger)
     }
 
     public func heartbeat(_ instance: NodeInstance, now: Date) async throws -> Bool {

@@ -14,6 +14,9 @@ public struct JobFinish: Sendable, Hashable {
     public var transientReason: String?
     /// When it ended.
     public var now: Date
+    /// With an `unregistered` outcome: the event the store writes to the webhook's outbox, in the same transaction,
+    /// when this end marks the device unregistered (its token is still the job's); nil: none is written.
+    public var webhookEvent: UnregisteredDeviceEvent?
 
     /// Creates a job's end.
     /// - Parameters:
@@ -23,12 +26,17 @@ public struct JobFinish: Sendable, Hashable {
     ///   - requests: Provider requests made during this claim.
     ///   - transientReason: The last transient failure's reason during this claim.
     ///   - now: When it ended.
-    public init(jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date) {
+    ///   - webhookEvent: The event for the webhook's outbox, should this end mark the device unregistered.
+    public init(
+        jobID: Int64, owner: String, outcome: JobOutcome, requests: Int, transientReason: String?, now: Date,
+        webhookEvent: UnregisteredDeviceEvent? = nil
+    ) {
         self.jobID = jobID
         self.owner = owner
         self.outcome = outcome
         self.requests = requests
         self.transientReason = transientReason
         self.now = now
+        self.webhookEvent = webhookEvent
     }
 }

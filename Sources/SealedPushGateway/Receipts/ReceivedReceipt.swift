@@ -37,12 +37,15 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public var deviceTime: Date
     /// When the gateway received it.
     public var receivedAt: Date
+    /// Whether the store writes a ``ReceiptEvent`` to the webhook's outbox, in the same transaction, when this is its
+    /// job's first receipt.
+    public var forwardsToWebhook: Bool
 
     /// Creates a record.
     public init(
         appID: String, keyID: String, receiptID: String, receiptExpiresAt: Date, messageID: String,
         outcome: String, reason: String?, attachmentsDelivered: Int, attachmentsFailed: Int, deviceTime: Date,
-        receivedAt: Date
+        receivedAt: Date, forwardsToWebhook: Bool = false
     ) {
         self.appID = appID
         self.keyID = keyID
@@ -55,5 +58,6 @@ public struct ReceivedReceipt: Sendable, Hashable {
         self.attachmentsFailed = attachmentsFailed
         self.deviceTime = deviceTime
         self.receivedAt = receivedAt
+        self.forwardsToWebhook = forwardsToWebhook
     }
 }

@@ -784,6 +784,9 @@ public final class SQLiteGatewayStore: GatewayStore {
                 if db.changesCount > 0 {
                     try Self.endOpenJobs(
                         appID: job["app_id"], deviceID: job["device_id"], reason: reason, now: now, db)
+                    if let event = end.webhookEvent {
+                        try Self.insertWebhookEvent(WebhookOutboxRow(event), now: nowMillis, db)
+                    }
                 }
                 return true
             }
@@ -982,7 +985,14 @@ public final class SQLiteGatewayStore: GatewayStore {
                 } else {
                     try later.execute(arguments: [jobID])
                 }
-                return .recorded(notificationID: UUID(uuidString: row[1])!, deviceID: row[2], first: isFirst)
+                let notificationID = UUID(uuidString: row[1])!
+                let deviceID: String = row[2]
+                if isFirst, receipt.forwardsToWebhook {
+                    try Self.insertWebhookEvent(
+                        WebhookOutboxRow(receiptOf: jobID, appID: receipt.appID, deviceID: deviceID),
+                        now: Millis.from(receipt.receivedAt), db)
+                }
+                return .recorded(notificationID: notificationID, deviceID: deviceID, first: isFirst)
             }
         }
     }
@@ -1081,7 +1091,14 @@ public final class SQLiteGatewayStore: GatewayStore {
                 arguments: [
                     nowMillis, instance.leaseOwner, instance.nodeID, instance.nodeID + "/", instance.nodeID + "/",
                 ])
-            return db.changesCount
+            let jobsTakenBack = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE webhook_outbox SET lease_owner = NULL, lease_expires_at = NULL
+                    WHERE lease_owner <> ? AND (lease_owner = ? OR substr(lease_owner, 1, length(?)) = ?)
+                    """,
+                arguments: [instance.leaseOwner, instance.nodeID, instance.nodeID + "/", instance.nodeID + "/"])
+            return jobsTakenBack
         }
     }
 
@@ -1111,6 +1128,89 @@ public final class SQLiteGatewayStore: GatewayStore {
                     owner: row["lease_owner"], leaseExpiresAt: Millis.date(row["lease_expires_at"]))
             }
         }
+    }
+
+    // MARK: Webhook outbox
+
+    public func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
+        -> [StoredWebhookEvent]
+    {
+        guard limit > 0 else { return [] }
+        let nowMillis = Millis.from(now)
+        return try await write("claiming webhook events", durable: false) { db in
+            let ids = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM webhook_outbox WHERE lease_owner IS NULL OR lease_expires_at <= ? ORDER BY id LIMIT ?
+                    """,
+                arguments: [nowMillis, limit])
+            guard !ids.isEmpty else { return [] }
+            let marks = ids.map { _ in "?" }.joined(separator: ",")
+            try db.execute(
+                sql: "UPDATE webhook_outbox SET lease_owner = ?, lease_expires_at = ? WHERE id IN (\(marks))",
+                arguments: StatementArguments([owner, nowMillis + Millis.from(leaseDuration)] as [any DatabaseValueConvertible] + ids))
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.*, j.notification_id, j.receipt_outcome, j.receipt_reason, j.receipt_delivered,
+                           j.receipt_failed, j.receipt_device_time, j.receipt_at
+                    FROM webhook_outbox o LEFT JOIN jobs j ON j.id = o.job_id
+                    WHERE o.id IN (\(marks)) ORDER BY o.id
+                    """,
+                arguments: StatementArguments(ids))
+            return rows.compactMap { row in
+                ClaimedWebhookRow(
+                    id: row["id"], deliveryID: row["delivery_id"], eventType: row["event_type"], appID: row["app_id"],
+                    deviceID: row["device_id"], reason: row["reason"], occurredAt: row["occurred_at"],
+                    attempts: row["attempts"], createdAt: row["created_at"], notificationID: row["notification_id"],
+                    receiptOutcome: row["receipt_outcome"], receiptReason: row["receipt_reason"],
+                    receiptDelivered: row["receipt_delivered"], receiptFailed: row["receipt_failed"],
+                    receiptDeviceTime: row["receipt_device_time"], receiptAt: row["receipt_at"]
+                ).event
+            }
+        }
+    }
+
+    public func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int {
+        let leaseEnd = Millis.from(now) + Millis.from(leaseDuration)
+        return try await write("renewing webhook events' leases", durable: false) { db in
+            try db.execute(
+                sql: "UPDATE webhook_outbox SET lease_expires_at = ? WHERE lease_owner = ?", arguments: [leaseEnd, owner])
+            return db.changesCount
+        }
+    }
+
+    public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
+        try await write("ending webhook event \(id)", durable: false) { db in
+            try db.execute(sql: "DELETE FROM webhook_outbox WHERE id = ? AND lease_owner = ?", arguments: [id, owner])
+            return db.changesCount > 0
+        }
+    }
+
+    public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await write("releasing webhook event \(id)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE webhook_outbox SET lease_owner = NULL, lease_expires_at = NULL, attempts = ?
+                    WHERE id = ? AND lease_owner = ?
+                    """,
+                arguments: [attempts, id, owner])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Writes a new outbox event, inside the caller's transaction.
+    private static func insertWebhookEvent(_ row: WebhookOutboxRow, now: Int64, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO webhook_outbox (delivery_id, event_type, app_id, device_id, reason, occurred_at, job_id,
+                                            created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                row.deliveryID, row.eventType, row.appID, row.deviceID, row.reason, row.occurredAt, row.jobID, now,
+            ])
     }
 
     // MARK: Helpers

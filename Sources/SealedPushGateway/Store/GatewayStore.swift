@@ -229,7 +229,8 @@ public protocol GatewayStore: Sendable {
     /// Records `instance` as its node id's running incarnation — only while the record still names
     /// `previousBootID` (nil: no record), so two starts cannot both win — and makes every job leased by another
     /// incarnation of the node id (lease owner `nodeID` or `nodeID/…`) claimable at once: queued, its retry time
-    /// unchanged, its attempts kept.
+    /// unchanged, its attempts kept. The webhook outbox's events such an incarnation held are released too
+    /// (claimable at once by ``claimWebhookEvents(owner:limit:leaseDuration:now:)``).
     /// - Returns: How many jobs were given back, or nil when the record no longer names `previousBootID`.
     func takeOverNode(_ instance: NodeInstance, replacing previousBootID: String?, now: Date) async throws -> Int?
 
@@ -242,6 +243,32 @@ public protocol GatewayStore: Sendable {
 
     /// The jobs leased now by any incarnation of `nodeID` (lease owner `nodeID` or `nodeID/…`), by job id.
     func leasedJobs(nodeID: String) async throws -> [LeasedJob]
+
+    // MARK: Webhook outbox
+
+    // Events are written by the transactions that make them true: ``finish(_:)`` with a
+    // ``JobFinish/webhookEvent`` that marks its device unregistered, ``recordReceipts(_:)`` of a job's first receipt
+    // that ``ReceivedReceipt/forwardsToWebhook``. A node's webhook takes them from here and deletes each once the
+    // receiver took it or it was given up.
+
+    /// Leases up to `limit` outbox events to `owner` until `now + leaseDuration`, oldest first: those nobody holds and
+    /// those whose lease expired (their holder died).
+    /// - Returns: The events, with the attempts earlier holders made.
+    func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
+        -> [StoredWebhookEvent]
+
+    /// Extends every outbox lease `owner` holds to `now + leaseDuration` (a node posting events keeps them).
+    /// - Returns: How many it holds.
+    func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int
+
+    /// Deletes an outbox event `owner` holds: the receiver took it, or it was given up.
+    /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
+    func endWebhookEvent(id: Int64, owner: String) async throws -> Bool
+
+    /// Gives an outbox event `owner` holds back (a node stopping before it was delivered), with the attempts made so
+    /// far: the next node to claim it goes on from there.
+    /// - Returns: False when `owner` no longer held it.
+    func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool
 }
 
 extension GatewayStore {

@@ -178,4 +178,37 @@ enum PortableMigrations {
                 "ALTER TABLE notifications ADD COLUMN skipped_devices TEXT",
             ])
     }
+
+    /// The webhook's outbox (SQLite's version 16, PostgreSQL's 17): an event for the backend's webhook is written in
+    /// the transaction that makes it true — the job's end that marks a device unregistered, a job's first receipt —
+    /// and deleted once the receiver took it or it was given up, so that neither a crash, a restart nor a receiver
+    /// down for longer than the node's memory could hold loses one. A node posting an event holds a lease on its row
+    /// (`lease_owner`, `lease_expires_at`, renewed while it posts); the row of a node that died is taken by another
+    /// (or by the node's next incarnation at once) when the lease ends. `delivery_id` is the `SealedPush-Delivery`
+    /// header, the same on every attempt; `attempts` those made by earlier holders.
+    ///
+    /// A row holds ids and what the event adds to them, never its JSON: an unregistered device's `reason` and
+    /// `occurred_at`; a receipt's `job_id`, whose receipt fields (the ones the status shows) the event is read from
+    /// when posted — the receipt's outcome is stored once, where the contract names it. Purging a notification
+    /// purges the receipt events of its jobs.
+    /// - Parameters:
+    ///   - version: The store's version number for it.
+    ///   - idColumn: The store's declaration of an ever-increasing integer primary key named `id`.
+    static func webhookOutbox(version: Int, idColumn: String) -> Migration {
+        Migration(
+            version: version, name: "webhook outbox: events written with what they report",
+            statements: [
+                """
+                CREATE TABLE webhook_outbox (
+                    \(idColumn),
+                    delivery_id TEXT NOT NULL UNIQUE, event_type TEXT NOT NULL,
+                    app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                    reason TEXT, occurred_at BIGINT, job_id BIGINT REFERENCES jobs(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+                    lease_owner TEXT, lease_expires_at BIGINT,
+                    CHECK ((lease_owner IS NULL) = (lease_expires_at IS NULL)))
+                """,
+                "CREATE INDEX webhook_outbox_job ON webhook_outbox (job_id)",
+            ])
+    }
 }

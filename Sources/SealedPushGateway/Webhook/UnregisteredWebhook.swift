@@ -5,34 +5,52 @@ import Metrics
 /// The gateway's webhook: posts ``WebhookEvent``s — ``UnregisteredDeviceEvent``s from delivery, ``ReceiptEvent``s from
 /// the receipt endpoint — to the configured URL, signed, under the delivery policy described at
 /// ``UnregisteredWebhookConfiguration`` (bounded retries with backoff and jitter or the receiver's `Retry-After`,
-/// redirects and refusals never retried, up to ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, a
-/// bounded in-memory queue).
+/// redirects and refusals never retried, up to ``UnregisteredWebhookConfiguration/maxConcurrent`` posts at once, at
+/// most ``UnregisteredWebhookConfiguration/queueLimit`` events held in memory).
 ///
-/// ``notify(_:)`` never waits: events are held (bounded) and ``run()`` posts them. Every event ends delivered, failed
-/// (attempts spent, a redirect, a refusal) or dropped (the queue full, or stopped before delivery); the last two are
-/// logged at `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``). Logs never
-/// carry the URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's body.
+/// Events come from one of two places:
+/// - **A ``WebhookOutbox``** (what the gateway's delivery service and `serve` use): the store's transaction that makes
+///   an event true writes it (``JobFinish/webhookEvent``, ``ReceivedReceipt/forwardsToWebhook``), the producer calls
+///   ``outboxWritten()``, and ``run()`` claims events from the store under a lease as it has room for them, deleting
+///   each once it ends. An event survives a crash (its lease expires, or the node's next incarnation takes it back at
+///   start), a receiver down for a long time (it waits in the store, not in memory) and a stop (what is not delivered
+///   by then goes back to the outbox, with its attempts): none is dropped. Delivery is at least once — a crash
+///   between a receiver's `2xx` and the row's deletion posts it again, with the same `SealedPush-Delivery` id.
+/// - **``notify(_:)``** (without an outbox): never waits; events are held in memory (bounded) and ``run()`` posts
+///   them; one beyond the queue's limit, or still held when the process stops, is dropped.
+///
+/// Every event ends delivered, failed (attempts spent, a redirect, a refusal) or — in memory only — dropped; the last
+/// two are logged at `error` with the event's type, ids and reason, and all three are counted (``WebhookMetrics``).
+/// Logs never carry the URL's credentials or query (``UnregisteredWebhookConfiguration/redactedURL``), nor an event's
+/// body.
 public final class UnregisteredWebhook: Sendable {
     /// The configuration.
     public let configuration: UnregisteredWebhookConfiguration
+
+    /// Where events come from when durable; nil: ``notify(_:)``.
+    public let outbox: WebhookOutbox?
 
     private let queue: WebhookQueue
     private let client: WebhookHTTPClient
     private let logger: Logger
     private let metrics: WebhookMetrics
+    private let wakeUp = WebhookWakeUp()
 
     /// Creates a webhook sender.
     /// - Parameters:
     ///   - configuration: URL, secret, limits, trust roots.
     ///   - logger: Where failures are logged (ids and reason only).
     ///   - metricsFactory: Where its metrics go (the process's bootstrapped backend by default).
+    ///   - outbox: The store's outbox to take events from; nil: events come from ``notify(_:)`` and are held in
+    ///     memory.
     /// - Throws: `SealedPushError` `invalidArgument` for limits out of range or trust roots without a certificate.
     public init(
         configuration: UnregisteredWebhookConfiguration, logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory, outbox: WebhookOutbox? = nil
     ) throws {
         try configuration.validate()
         self.configuration = configuration
+        self.outbox = outbox
         self.logger = logger
         self.queue = WebhookQueue(limit: configuration.queueLimit)
         self.client = try WebhookHTTPClient(configuration: configuration)
@@ -54,20 +72,54 @@ public final class UnregisteredWebhook: Sendable {
         }
     }
 
-    /// Accepts no more events; ``run()`` returns once the held ones are delivered or given up (retries then wait at
-    /// most 250 ms).
-    public func finish() { queue.close() }
+    /// Whether events come from the store's outbox (``outbox``): producers write them there, then call
+    /// ``outboxWritten()``, instead of ``notify(_:)``.
+    public var usesOutbox: Bool { outbox != nil }
 
-    /// Posts held events, ``UnregisteredWebhookConfiguration/maxConcurrent`` at a time, until ``finish()`` and the
-    /// queue is empty, or until cancelled: then every event still held is logged as dropped, with a count.
+    /// Events were written to the outbox: ``run()`` claims them now rather than at its next look.
+    public func outboxWritten() { wakeUp.wake() }
+
+    /// Accepts no more events (and claims none from the outbox); ``run()`` returns once the held ones are delivered
+    /// or given up (retries then wait at most 250 ms).
+    public func finish() {
+        queue.close()
+        wakeUp.wake()
+    }
+
+    /// Posts events, ``UnregisteredWebhookConfiguration/maxConcurrent`` at a time — claimed from the outbox as there is
+    /// room, or held by ``notify(_:)`` — until ``finish()`` and nothing is held, or until cancelled. Then every outbox
+    /// event still held goes back to the outbox with its attempts (another node, or this one's next start, goes on
+    /// with it); every other event still held is logged as dropped, with a count.
     public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<configuration.maxConcurrent {
-                group.addTask { await self.work() }
+        await withTaskGroup(of: Bool.self) { group in  // true: a worker
+            if let outbox {
+                group.addTask {
+                    await self.claimFromOutbox(outbox)
+                    return false
+                }
             }
+            for _ in 0..<configuration.maxConcurrent {
+                group.addTask {
+                    await self.work()
+                    return true
+                }
+            }
+            // The workers end once finished and nothing is held (or when cancelled); then the outbox reader too.
+            var workers = configuration.maxConcurrent
+            while workers > 0, let worker = await group.next() {
+                if worker { workers -= 1 }
+            }
+            group.cancelAll()
         }
-        let remaining = queue.takeRemaining()
+        var remaining = queue.takeRemaining()
         metrics.recordQueue(0)
+        if let outbox {
+            let stored = remaining.compactMap { item in
+                (item.event as? StoredWebhookEvent).map { ($0, item.attempts) }
+            }
+            remaining.removeAll { $0.event is StoredWebhookEvent }
+            if !stored.isEmpty { await giveBack(stored, to: outbox) }
+        }
         guard !remaining.isEmpty else { return }
         for item in remaining {
             giveUp(
@@ -79,6 +131,89 @@ public final class UnregisteredWebhook: Sendable {
             metadata: ["dropped": "\(remaining.count)", "webhook": "\(configuration.redactedURL)"])
     }
 
+    /// Claims outbox events while the queue has room, keeps the leases of those held, and waits to be woken (an
+    /// event written, a worker free) or for ``WebhookOutbox/pollInterval``; until ``finish()`` or cancellation.
+    private func claimFromOutbox(_ outbox: WebhookOutbox) async {
+        let clock = ContinuousClock()
+        var renewed = clock.now
+        while !Task.isCancelled {
+            let room = queue.room
+            if room == 0, queue.isClosed { return }
+            if renewed.duration(to: clock.now) >= outbox.leaseDuration / 3 {
+                renewed = clock.now
+                do {
+                    _ = try await outbox.store.renewWebhookEvents(
+                        owner: outbox.owner, leaseDuration: outbox.leaseDuration, now: Date())
+                } catch {
+                    logger.warning("renewing the webhook events' leases failed", metadata: ["error": "\(error)"])
+                }
+            }
+            var more = false
+            if room > 0 {
+                let limit = min(room, outbox.claimLimit)
+                do {
+                    let events = try await outbox.store.claimWebhookEvents(
+                        owner: outbox.owner, limit: limit, leaseDuration: outbox.leaseDuration, now: Date())
+                    var refused: [(StoredWebhookEvent, Int)] = []
+                    for event in events {
+                        switch queue.add(event, deliveryID: event.deliveryID, attempts: event.attempts) {
+                        case .success(let held): metrics.recordQueue(held)
+                        case .failure: refused.append((event, event.attempts))  // finished meanwhile
+                        }
+                    }
+                    if !refused.isEmpty { await giveBack(refused, to: outbox) }
+                    more = events.count == limit
+                } catch {
+                    logger.warning("claiming webhook events failed", metadata: ["error": "\(error)"])
+                }
+            }
+            if !more { await wakeUp.wait(upTo: outbox.pollInterval) }
+        }
+    }
+
+    /// Puts held outbox events back (the webhook is stopping), with the attempts made; waits for the store even when
+    /// the calling task was cancelled.
+    private func giveBack(_ events: [(StoredWebhookEvent, Int)], to outbox: WebhookOutbox) async {
+        let logger = self.logger
+        let released = await Task {
+            var count = 0
+            for (event, attempts) in events {
+                do {
+                    if try await outbox.store.releaseWebhookEvent(id: event.id, owner: outbox.owner, attempts: attempts) {
+                        count += 1
+                    }
+                } catch {
+                    // Its lease expires instead: another node (or this one's next start) takes it then.
+                    logger.warning(
+                        "giving a webhook event back to the outbox failed",
+                        metadata: ["outbox": "\(event.id)", "error": "\(error)"])
+                }
+            }
+            return count
+        }.value
+        logger.notice(
+            "webhook events left in the outbox for later",
+            metadata: ["events": "\(events.count)", "released": "\(released)", "webhook": "\(configuration.redactedURL)"])
+    }
+
+    /// An event ended (delivered or given up): out of the queue, and out of the outbox when it came from there.
+    private func ended(_ item: WebhookQueue.Item) async {
+        queue.done(item)
+        guard let outbox, let event = item.event as? StoredWebhookEvent else { return }
+        wakeUp.wake()  // room for another
+        do {
+            if try await !outbox.store.endWebhookEvent(id: event.id, owner: outbox.owner) {
+                logger.warning(
+                    "a webhook event's lease was lost before it ended: another node may post it again",
+                    metadata: ["outbox": "\(event.id)", "delivery": "\(item.deliveryID)"])
+            }
+        } catch {
+            logger.warning(
+                "deleting an ended webhook event failed: it is posted again when its lease expires",
+                metadata: ["outbox": "\(event.id)", "delivery": "\(item.deliveryID)", "error": "\(error)"])
+        }
+    }
+
     /// One worker: takes events and posts them until the queue is finished or the task cancelled.
     private func work() async {
         while let item = await queue.next() {
@@ -86,12 +221,12 @@ public final class UnregisteredWebhook: Sendable {
             item.attempts += 1
             switch await attempt(item.event, deliveryID: item.deliveryID, attempt: item.attempts) {
             case .delivered:
-                queue.done(item)
                 metrics.record(.delivered, event: item.event.eventType)
+                await ended(item)
             case .failed(let problem, let final, let retryAfter):
                 if final || item.attempts >= configuration.maxAttempts {
-                    queue.done(item)
                     giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
+                    await ended(item)
                 } else {
                     queue.retry(
                         item,

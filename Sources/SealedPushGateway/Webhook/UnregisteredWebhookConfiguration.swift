@@ -16,8 +16,7 @@ import SealedPushCore
 /// A receiver recomputes the HMAC over the header's timestamp and the raw body, compares in constant time, and
 /// refuses timestamps more than 5 minutes from its clock (`Specs/gateway-api.yaml`, "Webhook events").
 ///
-/// **Delivery policy** (in memory only: events are lost when the process stops or crashes; a backend reconciles with
-/// the notification status and device endpoints):
+/// **Delivery policy** (durable with a ``WebhookOutbox``, as the gateway runs it: see ``UnregisteredWebhook``):
 /// - A 2xx answer delivers the event. A 3xx is a failure of the event at once (redirects are never followed: a
 ///   redirect would not change on retry, and following one would send the signed event elsewhere), and so is a 4xx
 ///   other than 408, 425 and 429 (the receiver refused these bytes; they would be refused again). A 5xx, 408, 425,
@@ -27,11 +26,12 @@ import SealedPushCore
 ///   (seconds or an HTTP date), that wait, at most ``maxBackoff`` (see ``retryWait(afterFailures:retryAfter:random:)``).
 /// - Up to ``maxConcurrent`` events are posted at once, so events may arrive out of order (each carries its time);
 ///   an event waiting for its retry does not hold a slot.
-/// - At most ``queueLimit`` events are held (waiting, waiting for a retry, or being posted); beyond it a new event
-///   is dropped.
-/// - On shutdown, events still held get ``drainDeadline``: retries then wait at most 250 ms.
-/// - Every event given up (attempts spent, a redirect, the queue full, shutdown) is logged at `error` with its type,
-///   ids and reason, and counted (``UnregisteredWebhook``'s metrics).
+/// - At most ``queueLimit`` events are held (waiting, waiting for a retry, or being posted); beyond it, outbox events
+///   wait in the store, and an event given to ``UnregisteredWebhook/notify(_:)`` is dropped.
+/// - On shutdown, events still held get ``drainDeadline``: retries then wait at most 250 ms. Outbox events still
+///   held then go back to the outbox; others are dropped.
+/// - Every event given up (attempts spent, a redirect, a refusal; without an outbox, the queue full or shutdown) is
+///   logged at `error` with its type, ids and reason, and counted (``UnregisteredWebhook``'s metrics).
 ///
 /// The URL may carry credentials (a user and password, a `?token=`): logs and errors only ever show
 /// ``redactedURL``.

@@ -4,8 +4,8 @@ import Metrics
 /// pass their own factory). `event` is the event type (`device.unregistered`, `notification.receipt`, else `other`).
 ///
 /// - `sealedpush_gateway_webhook_events_total{event,outcome}`: events that ended, by outcome: `delivered` (a 2xx
-///   answer), `failed` (attempts spent, or a redirect), `dropped` (the queue was full, or the gateway stopped before
-///   it was delivered).
+///   answer), `failed` (attempts spent, a redirect, or a refusal), `dropped` (without an outbox only: the queue was
+///   full, or the gateway stopped before it was delivered).
 /// - `sealedpush_gateway_webhook_attempts_total{event,result}`: every `POST` made, by result: `2xx`, `3xx`, `4xx`,
 ///   `5xx` (the answer's class) or `error` (no answer: connection, TLS, timeout).
 /// - `sealedpush_gateway_webhook_queue_events`: events held in memory (waiting, waiting for a retry, being posted),

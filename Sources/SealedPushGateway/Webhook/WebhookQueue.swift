@@ -3,8 +3,9 @@ import NIOCore
 import NIOPosix
 
 /// The webhook's events held in memory: waiting to be posted, waiting for a retry, or being posted — at most
-/// `limit` in all. Workers (``UnregisteredWebhook/run()``) take events with ``next()`` and report each with
-/// ``done(_:)`` or ``retry(_:after:)``; an event waiting for its retry holds no worker.
+/// `limit` in all (with a ``WebhookOutbox``, the events the node holds at once: the rest wait in the store). Workers
+/// (``UnregisteredWebhook/run()``) take events with ``next()`` and report each with ``done(_:)`` or
+/// ``retry(_:after:)``; an event waiting for its retry holds no worker.
 ///
 /// After ``close()`` no event is added, events waiting for a retry are tried at once and further retries wait at
 /// most ``drainPause``; ``next()`` returns nil once nothing is held (or its task is cancelled). What is still held
@@ -42,6 +43,12 @@ final class WebhookQueue: @unchecked Sendable {
     /// Events held (waiting, waiting for a retry, being posted).
     var count: Int { lock.withLock { heldCount } }
 
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { lock.withLock { closed } }
+
+    /// How many more events ``add(_:deliveryID:attempts:)`` takes now: none once closed.
+    var room: Int { lock.withLock { closed ? 0 : max(0, limit - heldCount) } }
+
     private var heldCount: Int { ready.count - readyHead + delayed.count + inFlight.count }
 
     /// Why ``add(_:deliveryID:)`` refused an event.
@@ -51,13 +58,17 @@ final class WebhookQueue: @unchecked Sendable {
     }
 
     /// Holds an event.
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - deliveryID: Its `SealedPush-Delivery` id.
+    ///   - attempts: The attempts made before (by an earlier holder of an outbox event).
     /// - Returns: The number of events now held, or ``Refusal`` when `limit` events are held or the queue is closed.
-    func add(_ event: any WebhookEvent, deliveryID: String) -> Result<Int, Refusal> {
+    func add(_ event: any WebhookEvent, deliveryID: String, attempts: Int = 0) -> Result<Int, Refusal> {
         let outcome: Result<(CheckedContinuation<Item?, Never>?, Item, Int), Refusal> = lock.withLock {
             guard !closed else { return .failure(.closed) }
             guard heldCount < limit else { return .failure(.full) }
             nextSequence &+= 1
-            let item = Item(sequence: nextSequence, event: event, deliveryID: deliveryID, attempts: 0)
+            let item = Item(sequence: nextSequence, event: event, deliveryID: deliveryID, attempts: attempts)
             if waiters.isEmpty {
                 ready.append(item)
                 return .success((nil, item, heldCount))

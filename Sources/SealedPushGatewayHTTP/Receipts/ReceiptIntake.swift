@@ -173,11 +173,14 @@ struct ReceiptIntake: Sendable {
             receiptExpiresAt: Date(timeIntervalSince1970: TimeInterval(opened.expiresAt)),
             messageID: Hex.encode(receipt.messageID), outcome: outcome, reason: reason,
             attachmentsDelivered: receipt.attachmentsDelivered, attachmentsFailed: receipt.attachmentsFailed,
-            deviceTime: Date(timeIntervalSince1970: TimeInterval(receipt.deviceTime)), receivedAt: now)
+            deviceTime: Date(timeIntervalSince1970: TimeInterval(receipt.deviceTime)), receivedAt: now,
+            forwardsToWebhook: webhook?.usesOutbox ?? false)
         switch try await records.submit(record) {
         case .recorded(let notificationID, let deviceID, let first):
             metrics.recordReceipt(outcome: outcome, reason: reason)
-            if first {
+            if first, let webhook, webhook.usesOutbox {
+                webhook.outboxWritten()  // the store wrote the event with the receipt
+            } else if first {
                 webhook?.notify(
                     ReceiptEvent(
                         appID: appID, notificationID: notificationID, deviceID: deviceID, outcome: outcome,

@@ -12,7 +12,50 @@ import Testing
 struct ReceiptNodeExecutableTests {
     @Test(arguments: Backend.available)
     func receiptsTakenWithDeliveryOffReachTheWebhook(_ backend: Backend) async throws {
-        let hooks = try await WebhookReceiver.start(answers: [])
+        try await Self.receiptNode(backend, answers: []) { gateway, hooks, id, secret, _ in
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while hooks.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let event = try #require(hooks.requests.first, "no webhook event from a node with delivery off")
+            #expect(event.header("SealedPush-Event") == "notification.receipt")
+            let timestamp = try #require(event.header("SealedPush-Timestamp"))
+            let mac = try HMACCheck.sha256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + event.body)
+            #expect(event.header("SealedPush-Signature") == "v1=" + Hex.encode(mac))
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any])
+            #expect(body["notificationId"] as? String == id && body["deviceId"] as? String == "phone-1")
+            #expect(body["outcome"] as? String == "decrypted")
+            #expect(try await gateway.terminate() == 0)
+        }
+    }
+
+    /// Regression: the receipt's webhook event lived only in the process's memory, so `kill -9` while the receiver
+    /// was down lost it. It is written with the receipt, in the store's outbox: after the kill it is there, under the
+    /// same `SealedPush-Delivery` id the receiver saw, for the next node once the dead one's lease runs out.
+    @Test(arguments: Backend.available)
+    func aReceiptEventOutlivesKillNine(_ backend: Backend) async throws {
+        try await Self.receiptNode(backend, answers: Array(repeating: 503, count: 1_000)) { gateway, hooks, id, _, store in
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while hooks.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let tried = try #require(hooks.requests.first, "no webhook attempt")
+            try await gateway.killNow()
+            let waiting = try await store.claimWebhookEvents(
+                owner: "next-node/1", limit: 10, leaseDuration: .seconds(60), now: Date().addingTimeInterval(61))
+            #expect(waiting.count == 1)
+            let event = try #require(waiting.first)
+            #expect(event.deliveryID == tried.header("SealedPush-Delivery"))
+            #expect(event.eventType == "notification.receipt" && event.jsonBody == tried.body)
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(event.jsonBody)) as? [String: Any])
+            #expect(body["notificationId"] as? String == id)
+        }
+    }
+
+    /// Runs a node with delivery off and a webhook answering `answers` (then 200), registers a phone, sends it a
+    /// notification and posts the phone's sealed receipt for it (answered 204); then runs `body` with the process,
+    /// the receiver, the notification's id, the webhook secret and the store.
+    static func receiptNode(
+        _ backend: Backend, answers: [Int],
+        _ body: (GatewayProcess, WebhookReceiver, String, String, any GatewayStore) async throws -> Void
+    ) async throws {
+        let hooks = try await WebhookReceiver.start(answers: answers)
         defer { Task { await hooks.stop() } }
         try await GatewayExecutableTests.withInitializedGateway(backend) { config, directory, store in
             let secret = "receipt-node-webhook-secret-0123"
@@ -61,18 +104,7 @@ struct ReceiptNodeExecutableTests {
                 "POST", "/v1/apps/shop/receipts", body: Data(receipt),
                 headers: ["Content-Type": "application/octet-stream"])
             #expect(posted.status == 204)
-
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while hooks.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            let event = try #require(hooks.requests.first, "no webhook event from a node with delivery off")
-            #expect(event.header("SealedPush-Event") == "notification.receipt")
-            let timestamp = try #require(event.header("SealedPush-Timestamp"))
-            let mac = try HMACCheck.sha256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + event.body)
-            #expect(event.header("SealedPush-Signature") == "v1=" + Hex.encode(mac))
-            let body = try #require(try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any])
-            #expect(body["notificationId"] as? String == id && body["deviceId"] as? String == "phone-1")
-            #expect(body["outcome"] as? String == "decrypted")
-            #expect(try await gateway.terminate() == 0)
+            try await body(gateway, hooks, id, secret, store)
         }
     }
 

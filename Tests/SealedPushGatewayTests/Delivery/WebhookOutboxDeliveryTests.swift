@@ -1,0 +1,100 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import SealedPushGatewayTestSupport
+import Testing
+
+/// The webhook reading the store's outbox, against a real SQLite file and real HTTP receivers on loopback.
+@Suite("Webhook outbox: events outlive a stop and a receiver that is down", .serialized)
+struct WebhookOutboxDeliveryTests {
+    static let secret = Array("0123456789abcdef0123456789abcdef".utf8)
+
+    static func webhook(port: Int, store: any GatewayStore, owner: String) throws -> UnregisteredWebhook {
+        var configuration = try UnregisteredWebhookConfiguration(
+            url: URL(string: "http://127.0.0.1:\(port)/events")!, secret: secret)
+        configuration.maxAttempts = 20
+        configuration.initialBackoff = .milliseconds(20)
+        configuration.requestTimeout = .seconds(5)
+        return try UnregisteredWebhook(
+            configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
+            outbox: WebhookOutbox(store: store, owner: owner))
+    }
+
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    /// Regression: a node that stopped while its receiver was down dropped the events it held (logged, counted, gone).
+    /// With the outbox the event goes back to the store with its attempts, and the next node to read it — another
+    /// process, a restart — posts it with the same `SealedPush-Delivery` id, then deletes it.
+    @Test func anEventHeldAtAStopIsPostedByTheNextNode() async throws {
+        try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
+            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
+            let event = UnregisteredDeviceEvent(
+                appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now)
+            _ = try await store.finish([
+                JobFinish(
+                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                    requests: 1, transientReason: nil, now: StoreFixtures.now, webhookEvent: event)
+            ])
+
+            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
+            let first = try Self.webhook(port: down.port, store: store, owner: "node-1/boot-1")
+            let running = Task { await first.run() }
+            first.outboxWritten()
+            try await Self.waitUntil { down.requests.count >= 2 }
+            running.cancel()  // the node stops before its receiver is back
+            await running.value
+            let tried = down.requests
+            await down.stop()
+            #expect(tried.count >= 2)
+            let deliveryIDs = Set(tried.compactMap { $0.header("SealedPush-Delivery") })
+            #expect(deliveryIDs.count == 1)
+
+            let up = try await WebhookReceiver.start(answers: [])
+            let second = try Self.webhook(port: up.port, store: store, owner: "node-2/boot-1")
+            let again = Task { await second.run() }
+            try await Self.waitUntil { !up.requests.isEmpty }
+            second.finish()
+            await again.value
+            let posted = up.requests
+            await up.stop()
+            #expect(posted.count == 1)
+            #expect(posted.first?.header("SealedPush-Delivery") == deliveryIDs.first)
+            #expect(posted.first?.body == event.jsonBody)
+            // Delivered: gone from the outbox for every node, whatever the time.
+            #expect(
+                try await store.claimWebhookEvents(
+                    owner: "node-3/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date().addingTimeInterval(3_600)
+                ).isEmpty)
+        }
+    }
+
+    /// A receiver that refuses an event (a 4xx) ends it: given up, deleted, never posted again by another node.
+    @Test func aGivenUpEventLeavesTheOutbox() async throws {
+        try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
+            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
+            _ = try await store.finish([
+                JobFinish(
+                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                    requests: 1, transientReason: nil, now: StoreFixtures.now,
+                    webhookEvent: UnregisteredDeviceEvent(
+                        appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now))
+            ])
+            let refusing = try await WebhookReceiver.start(answers: [400])
+            let webhook = try Self.webhook(port: refusing.port, store: store, owner: "node-1/boot-1")
+            let running = Task { await webhook.run() }
+            try await Self.waitUntil { !refusing.requests.isEmpty }
+            try await Task.sleep(for: .milliseconds(200))
+            webhook.finish()
+            await running.value
+            #expect(refusing.requests.count == 1)
+            await refusing.stop()
+            #expect(
+                try await store.claimWebhookEvents(
+                    owner: "node-2/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date().addingTimeInterval(3_600)
+                ).isEmpty)
+        }
+    }
+}

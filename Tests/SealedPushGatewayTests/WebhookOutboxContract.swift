@@ -1,0 +1,166 @@
+import Foundation
+import SealedPushCore
+import SealedPushGateway
+import Testing
+
+/// The webhook's outbox, the same on every store: an event is written by the transaction that makes it true, and a
+/// node holds it under a lease until it ends (deleted), goes back (released) or its holder dies (lease expired, or its
+/// node's next incarnation started).
+enum WebhookOutboxContract {
+    static let now = StoreFixtures.now
+    static let lease = Duration.seconds(60)
+
+    /// Enqueues one notification to `devices` of alpha and claims its jobs.
+    static func claimedJobs(
+        _ devices: [String], _ store: any GatewayStore, _ fixtures: StoreFixtures, owner: String = "delivery/1"
+    ) async throws -> [String: ClaimedJob] {
+        let keys = try await StoreFixtures.register(devices, in: "alpha", store)
+        _ = try await store.enqueue(try fixtures.notification(appID: "alpha", to: keys))
+        let jobs = try await store.claim(owner: owner, limit: devices.count, leaseDuration: lease, now: now)
+        #expect(jobs.count == devices.count)
+        return Dictionary(uniqueKeysWithValues: jobs.map { ($0.deviceID, $0) })
+    }
+
+    /// An unregistered device's event is written with the job's end that marks the device, and only then: not for an
+    /// end without an event, nor for a send; a job's first receipt writes its event when asked to, a later receipt
+    /// none. Bodies are the events' own JSON.
+    static func eventsAreWrittenWithWhatTheyReport(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let jobs = try await claimedJobs(["a", "b", "c", "d"], store, fixtures)
+            let eventA = UnregisteredDeviceEvent(
+                appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: now.addingTimeInterval(-60))
+            let sentWithEvent = UnregisteredDeviceEvent(
+                appID: "alpha", deviceID: "c", reason: "Unregistered", unregisteredAt: now)
+            // d registers another token before its job ends: the end does not mark it, so no event.
+            let (_, registration) = try StoreFixtures.registration()
+            _ = try await store.putDevice(
+                appID: "alpha", deviceID: "d", apnsToken: StoreFixtures.token(999), environment: .sandbox,
+                registration: registration, now: now)
+            let eventD = UnregisteredDeviceEvent(appID: "alpha", deviceID: "d", reason: "Unregistered", unregisteredAt: now)
+            func end(_ device: String, _ outcome: JobOutcome, _ event: UnregisteredDeviceEvent?) -> JobFinish {
+                JobFinish(
+                    jobID: jobs[device]!.id, owner: "delivery/1", outcome: outcome, requests: 1, transientReason: nil,
+                    now: now, webhookEvent: event)
+            }
+            let held = try await store.finish([
+                end("a", .unregistered(reason: "Unregistered"), eventA),
+                end("b", .unregistered(reason: "BadDeviceToken"), nil),
+                end("c", .sent(apnsID: UUID().lowercasedString), sentWithEvent),
+                end("d", .unregistered(reason: "Unregistered"), eventD),
+            ])
+            #expect(held == [true, true, true, true])
+            let unregistered = try await store.claimWebhookEvents(owner: "hook/1", limit: 10, leaseDuration: lease, now: now)
+            #expect(unregistered.count == 1)
+            let written = try #require(unregistered.first)
+            #expect(written.eventType == "device.unregistered" && written.appID == "alpha" && written.deviceID == "a")
+            #expect(written.jsonBody == eventA.jsonBody && written.attempts == 0)
+            #expect(written.deliveryID.count == 36 && written.deliveryID == written.deliveryID.lowercased())
+
+            // Receipts about c's job (sent): the first writes its event, the second (another receipt id) none.
+            let jobC = try #require(jobs["c"])
+            let header = try EnvelopeHeader(
+                parsing: try APNsPayload.extractEnvelope(fromBody: jobC.body.bytes)[0..<EnvelopeV1.headerLength])
+            func receipt(_ id: Character) -> ReceivedReceipt {
+                ReceivedReceipt(
+                    appID: "alpha", keyID: header.recipientKeyID.hex, receiptID: String(repeating: id, count: 32),
+                    receiptExpiresAt: now.addingTimeInterval(604_800), messageID: Hex.encode(header.messageID),
+                    outcome: "fallback", reason: "timedOut", attachmentsDelivered: 0, attachmentsFailed: 1,
+                    deviceTime: now.addingTimeInterval(2), receivedAt: now.addingTimeInterval(3),
+                    forwardsToWebhook: true)
+            }
+            #expect(
+                try await store.recordReceipt(receipt("1"))
+                    == .recorded(notificationID: jobC.notificationID, deviceID: "c", first: true))
+            #expect(
+                try await store.recordReceipt(receipt("2"))
+                    == .recorded(notificationID: jobC.notificationID, deviceID: "c", first: false))
+            let receipts = try await store.claimWebhookEvents(owner: "hook/1", limit: 10, leaseDuration: lease, now: now)
+            #expect(receipts.count == 1)
+            let expected = ReceiptEvent(
+                appID: "alpha", notificationID: jobC.notificationID, deviceID: "c", outcome: "fallback",
+                reason: "timedOut", attachmentsDelivered: 0, attachmentsFailed: 1,
+                deviceTime: now.addingTimeInterval(2), receivedAt: now.addingTimeInterval(3))
+            #expect(receipts.first?.jsonBody == expected.jsonBody && receipts.first?.eventType == "notification.receipt")
+            #expect(Set((unregistered + receipts).map(\.deliveryID)).count == 2)
+
+            // Purging the notification purges its receipt's event with its job; the device's event stays.
+            let later = now.addingTimeInterval(86_400)
+            #expect(try await store.purgeExpired(before: later, limit: 100) == 1)
+            let left = try await store.claimWebhookEvents(owner: "hook/2", limit: 10, leaseDuration: lease, now: later)
+            #expect(left.map(\.id) == unregistered.map(\.id))
+        }
+    }
+
+    /// One holder at a time: a claimed event is not claimed again while its lease runs (renewals extend it); an
+    /// expired, released or previous incarnation's event is claimable at once, keeping its delivery id and the
+    /// attempts released with it; an ended event is gone, and only its holder can end or release it.
+    static func leasesHoldOneNodeAtATime(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let jobs = try await claimedJobs(["a", "b", "c"], store, fixtures)
+            _ = try await store.finish(
+                ["a", "b", "c"].map { device in
+                    JobFinish(
+                        jobID: jobs[device]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                        requests: 1, transientReason: nil, now: now,
+                        webhookEvent: UnregisteredDeviceEvent(
+                            appID: "alpha", deviceID: device, reason: "Unregistered", unregisteredAt: now))
+                })
+            let first = try await store.claimWebhookEvents(owner: "node-1/x", limit: 2, leaseDuration: lease, now: now)
+            #expect(first.map(\.deviceID) == ["a", "b"])  // oldest first
+            let second = try await store.claimWebhookEvents(owner: "node-2/x", limit: 10, leaseDuration: lease, now: now)
+            #expect(second.map(\.deviceID) == ["c"])
+            #expect(try await store.claimWebhookEvents(
+                owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(59)).isEmpty)
+            // node-1 renews at 50 s: its two stay held past 60 s, node-2's one lapses.
+            #expect(try await store.renewWebhookEvents(owner: "node-1/x", leaseDuration: lease, now: now.addingTimeInterval(50)) == 2)
+            let lapsed = try await store.claimWebhookEvents(
+                owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(61))
+            #expect(lapsed.map(\.id) == second.map(\.id))
+            #expect(lapsed.first?.deliveryID == second.first?.deliveryID)
+            // Only the holder ends or releases.
+            #expect(try await !store.endWebhookEvent(id: first[0].id, owner: "node-2/x"))
+            #expect(try await !store.releaseWebhookEvent(id: first[1].id, owner: "node-3/x", attempts: 9))
+            #expect(try await store.endWebhookEvent(id: first[0].id, owner: "node-1/x"))
+            #expect(try await store.releaseWebhookEvent(id: first[1].id, owner: "node-1/x", attempts: 3))
+            let released = try await store.claimWebhookEvents(
+                owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(62))
+            #expect(released.map(\.id) == [first[1].id])
+            #expect(released.first?.attempts == 3 && released.first?.deliveryID == first[1].deliveryID)
+            // node-3 dies holding two; its next incarnation takes them back at its start, not after the lease.
+            let restarted = NodeInstance.current(nodeID: "node-3", now: now.addingTimeInterval(63))
+            #expect(restarted.leaseOwner != "node-3/x")
+            _ = try await store.takeOverNode(restarted, replacing: nil, now: now.addingTimeInterval(63))
+            let takenBack = try await store.claimWebhookEvents(
+                owner: restarted.leaseOwner, limit: 10, leaseDuration: lease, now: now.addingTimeInterval(64))
+            #expect(Set(takenBack.map(\.id)) == Set(lapsed.map(\.id) + released.map(\.id)))
+            // The ended one is gone for good.
+            let later = try await store.claimWebhookEvents(
+                owner: "node-4/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_600))
+            #expect(!later.map(\.id).contains(first[0].id) && later.count == 2)
+        }
+    }
+}
+
+@Suite("Webhook outbox: SQLite", .serialized)
+struct WebhookOutboxSQLiteTests {
+    @Test func eventsAreWrittenWithWhatTheyReport() async throws {
+        try await WebhookOutboxContract.eventsAreWrittenWithWhatTheyReport(SQLiteHarness())
+    }
+    @Test func leasesHoldOneNodeAtATime() async throws {
+        try await WebhookOutboxContract.leasesHoldOneNodeAtATime(SQLiteHarness())
+    }
+}
+
+@Suite(
+    "Webhook outbox: PostgreSQL", .serialized,
+    .enabled(
+        if: PostgresHarness.serverURL != nil,
+        "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))
+struct WebhookOutboxPostgresTests {
+    @Test func eventsAreWrittenWithWhatTheyReport() async throws {
+        try await WebhookOutboxContract.eventsAreWrittenWithWhatTheyReport(try await PostgresHarness())
+    }
+    @Test func leasesHoldOneNodeAtATime() async throws {
+        try await WebhookOutboxContract.leasesHoldOneNodeAtATime(try await PostgresHarness())
+    }
+}
