@@ -139,6 +139,7 @@ public struct HookedGatewayStore: GatewayStore {
     public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }
+    public func webhookOutboxDepth() async throws -> Int { try await inner.webhookOutboxDepth() }
     public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
     }

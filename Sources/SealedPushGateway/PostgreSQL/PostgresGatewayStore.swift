@@ -1537,6 +1537,14 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func webhookOutboxDepth() async throws -> Int {
+        try await run("counting the webhook outbox") { connection, logger in
+            let rows = try await connection.query("SELECT COUNT(*) FROM webhook_outbox", logger: logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
+    }
+
     public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try await run("releasing webhook event \(id)", writes: true) { connection, logger in
             try await Self.count(

@@ -1187,6 +1187,12 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func webhookOutboxDepth() async throws -> Int {
+        try await read("counting the webhook outbox") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_outbox") ?? 0
+        }
+    }
+
     public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try await write("releasing webhook event \(id)") { db in
             try db.execute(

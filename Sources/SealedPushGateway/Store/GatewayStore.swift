@@ -265,6 +265,10 @@ public protocol GatewayStore: Sendable {
     /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool
 
+    /// The events in the outbox: waiting, held by a node, or held by one that died (the backlog an operator watches
+    /// when a receiver is down).
+    func webhookOutboxDepth() async throws -> Int
+
     /// Gives an outbox event `owner` holds back (a node stopping before it was delivered), with the attempts made so
     /// far: the next node to claim it goes on from there.
     /// - Returns: False when `owner` no longer held it.

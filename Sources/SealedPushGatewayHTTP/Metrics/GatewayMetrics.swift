@@ -38,6 +38,9 @@ public struct GatewayMetrics: Sendable {
         public static let requeued = "sealedpush_gateway_requeued_total"
         /// Jobs queued or claimed, refreshed from the store on each scrape. Gauge.
         public static let queueDepth = "sealedpush_gateway_queue_depth"
+        /// Webhook events in the store's outbox (waiting or being posted by any node), refreshed from the store on
+        /// each scrape. Gauge.
+        public static let webhookOutbox = "sealedpush_gateway_webhook_outbox_events"
         /// Time to seal one body. Timer.
         public static let sealSeconds = "sealedpush_gateway_seal_seconds"
         /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
@@ -77,6 +80,8 @@ public struct GatewayMetrics: Sendable {
     public let sealed: CoreMetrics.Counter
     /// Outstanding jobs.
     public let queueDepth: CoreMetrics.Gauge
+    /// Webhook events in the outbox.
+    public let webhookOutbox: CoreMetrics.Gauge
     /// Seal latency.
     public let sealSeconds: CoreMetrics.Timer
     /// Attachment bytes encrypted.
@@ -93,6 +98,7 @@ public struct GatewayMetrics: Sendable {
         accepted = CoreMetrics.Counter(label: Name.accepted, factory: factory)
         sealed = CoreMetrics.Counter(label: Name.sealed, factory: factory)
         queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
+        webhookOutbox = CoreMetrics.Gauge(label: Name.webhookOutbox, factory: factory)
         sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
         attachmentBytes = CoreMetrics.Counter(label: Name.attachmentBytes, factory: factory)
         // The series whose label values are known in advance, at 0 before their first event (Prometheus'

@@ -19,6 +19,8 @@ enum MetricHelp {
         GatewayMetrics.Name.providerRequests: "Requests made to a provider, the clients' own retries included.",
         GatewayMetrics.Name.requeued: "Jobs put back in the queue for a later attempt, by platform.",
         GatewayMetrics.Name.queueDepth: "Jobs queued or claimed, read from the store at this scrape.",
+        GatewayMetrics.Name.webhookOutbox:
+            "Webhook events in the store's outbox (waiting, or being posted by a node), read at this scrape.",
         GatewayMetrics.Name.sealSeconds: "Time to seal one body, in seconds.",
         GatewayMetrics.Name.sendSeconds: "Time of one send through a provider's client, its retries included, in seconds.",
         GatewayMetrics.Name.httpRequests:

@@ -89,6 +89,20 @@ struct OperationsTests {
             for name in ["sealedpush_gateway_sent_total", "sealedpush_gateway_retries_total"] {
                 #expect(Self.sum(name, in: after.text) == 0)
             }
+            // An event waiting in the webhook's outbox — written with the job's end that unregistered its device —
+            // is counted at the next scrape.
+            #expect(Self.value("sealedpush_gateway_webhook_outbox_events", in: after.text) == 0)
+            let job = try #require(
+                try await server.store.claim(owner: "test/1", limit: 1, leaseDuration: .seconds(60), now: Date()).first)
+            _ = try await server.store.finish([
+                JobFinish(
+                    jobID: job.id, owner: "test/1", outcome: .unregistered(reason: "Unregistered"), requests: 1,
+                    transientReason: nil, now: Date(),
+                    webhookEvent: UnregisteredDeviceEvent(
+                        appID: "app1", deviceID: job.deviceID, reason: "Unregistered", unregisteredAt: Date()))
+            ])
+            let waiting = try await server.client.send("GET", "/metrics")
+            #expect(Self.value("sealedpush_gateway_webhook_outbox_events", in: waiting.text) == 1)
         }
     }
 

@@ -138,6 +138,7 @@ struct RegisteringAgainStore: GatewayStore {
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }
+    func webhookOutboxDepth() async throws -> Int { try await inner.webhookOutboxDepth() }
     func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
     }
