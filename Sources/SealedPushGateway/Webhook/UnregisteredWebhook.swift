@@ -79,8 +79,9 @@ public final class UnregisteredWebhook: Sendable {
     /// Events were written to the outbox: ``run()`` claims them now rather than at its next look.
     public func outboxWritten() { wakeUp.wake() }
 
-    /// Accepts no more events (and claims none from the outbox); ``run()`` returns once the held ones are delivered
-    /// or given up (retries then wait at most 250 ms).
+    /// Accepts no more events (and claims none from the outbox); ``run()`` returns once the held ones are delivered,
+    /// given up or — outbox events, after one more attempt — given back to the outbox (other retries then wait at most
+    /// 250 ms).
     public func finish() {
         queue.close()
         wakeUp.wake()
@@ -227,6 +228,10 @@ public final class UnregisteredWebhook: Sendable {
                 if final || item.attempts >= configuration.maxAttempts {
                     giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
                     await ended(item)
+                } else if queue.isClosed, let outbox, let event = item.event as? StoredWebhookEvent {
+                    // Stopping: the outbox keeps it for later rather than its attempts being spent in the drain.
+                    queue.done(item)
+                    await giveBack([(event, item.attempts)], to: outbox)
                 } else {
                     queue.retry(
                         item,

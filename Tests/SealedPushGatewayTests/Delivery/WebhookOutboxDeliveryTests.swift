@@ -71,6 +71,41 @@ struct WebhookOutboxDeliveryTests {
         }
     }
 
+    /// A graceful stop while the receiver is down gives the event back after one more attempt, rather than spending
+    /// its attempts in the drain (whose retries wait at most 250 ms) and giving it up.
+    @Test func aGracefulStopGivesEventsBackWithoutSpendingTheirAttempts() async throws {
+        try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
+            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
+            _ = try await store.finish([
+                JobFinish(
+                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                    requests: 1, transientReason: nil, now: StoreFixtures.now,
+                    webhookEvent: UnregisteredDeviceEvent(
+                        appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now))
+            ])
+            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
+            var configuration = try UnregisteredWebhookConfiguration(
+                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
+            configuration.maxAttempts = 5
+            configuration.initialBackoff = .seconds(30)  // the first retry would wait; the stop does not
+            let webhook = try UnregisteredWebhook(
+                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
+                outbox: WebhookOutbox(store: store, owner: "node-1/boot-1"))
+            let running = Task { await webhook.run() }
+            try await Self.waitUntil { !down.requests.isEmpty }
+            let stopping = ContinuousClock.now
+            webhook.finish()
+            await running.value
+            #expect(ContinuousClock.now - stopping < .seconds(5))
+            let attempts = down.requests.count
+            await down.stop()
+            #expect(attempts == 2)  // the first, and one more when the stop woke its retry
+            let back = try await store.claimWebhookEvents(
+                owner: "node-2/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date())
+            #expect(back.count == 1 && back.first?.attempts == 2)
+        }
+    }
+
     /// A receiver that refuses an event (a 4xx) ends it: given up, deleted, never posted again by another node.
     @Test func aGivenUpEventLeavesTheOutbox() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
