@@ -21,6 +21,8 @@ default_filter+='|SealedPushServerTests\.(StaticSecretCacheTests|SealerTests)'
 # (SealedPushFCMTests passed under TSan with no race reported, 2026-11-25; run with them in, the APNs connection-loss
 # tests' deadlines passed on 2 cores, so they are not in the default set: `bash scripts/tsan.sh SealedPushFCMTests`.)
 default_filter+='|SealedPushGatewayTests\.DeliverySQLiteTests|SealedPushGatewayHTTPTests\.AttachmentSendTests'
+# The webhook reading the store's outbox (its reader, workers and wake-ups; stop and give-back).
+default_filter+='|SealedPushGatewayTests\.WebhookOutboxDeliveryTests'
 filter=${1:-$default_filter}
 # TSAN_SKIP: a `swift test --skip` expression for tests to leave out under TSan. By default the APNs GOAWAY test at 1 %
 # of 2,000 requests, which takes the code path of the one at 10 % of 500 (streams above a GOAWAY's last id resent on

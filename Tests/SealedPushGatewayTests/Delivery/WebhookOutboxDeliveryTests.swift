@@ -106,6 +106,56 @@ struct WebhookOutboxDeliveryTests {
         }
     }
 
+    /// Two nodes read one outbox while events are written: 40 events, each posted exactly once (one delivery id
+    /// each, every device's), none left.
+    @Test func twoNodesPostEachEventOnce() async throws {
+        try await Self.twoNodesPostEachEventOnce(try SQLiteHarness())
+    }
+
+    /// The same on PostgreSQL, where the nodes' claims skip each other's locked rows.
+    @Test(
+        .enabled(
+            if: PostgresHarness.serverURL != nil,
+            "SEALEDPUSH_TEST_POSTGRES_URL is not set: run `eval \"$(bash scripts/postgres-test.sh start)\"` first"))
+    func twoNodesPostEachEventOnceOnPostgreSQL() async throws {
+        try await Self.twoNodesPostEachEventOnce(try await PostgresHarness())
+    }
+
+    static func twoNodesPostEachEventOnce(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            let devices = (0..<40).map { "d\($0)" }
+            let jobs = try await WebhookOutboxContract.claimedJobs(devices, store, fixtures)
+            let receiver = try await WebhookReceiver.start(answers: [], delay: .milliseconds(20))
+            let nodes = try ["node-1/boot-1", "node-2/boot-1"].map {
+                try Self.webhook(port: receiver.port, store: store, owner: $0)
+            }
+            let running = nodes.map { node in Task { await node.run() } }
+            for device in devices {
+                _ = try await store.finish([
+                    JobFinish(
+                        jobID: jobs[device]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                        requests: 1, transientReason: nil, now: StoreFixtures.now,
+                        webhookEvent: UnregisteredDeviceEvent(
+                            appID: "alpha", deviceID: device, reason: "Unregistered", unregisteredAt: StoreFixtures.now))
+                ])
+                nodes[devices.firstIndex(of: device)! % 2].outboxWritten()
+            }
+            try await Self.waitUntil { receiver.requests.count >= devices.count }
+            try await Task.sleep(for: .milliseconds(300))  // anything posted twice would arrive by now
+            for node in nodes { node.finish() }
+            for task in running { await task.value }
+            let posted = receiver.requests
+            await receiver.stop()
+            #expect(posted.count == devices.count)
+            #expect(Set(posted.compactMap { $0.header("SealedPush-Delivery") }).count == devices.count)
+            let reached = Set(posted.compactMap { request in
+                (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["deviceId"] as? String
+            })
+            #expect(reached == Set(devices))
+            #expect(try await store.webhookOutboxDepth() == 0)
+        }
+    }
+
     /// A receiver that refuses an event (a 4xx) ends it: given up, deleted, never posted again by another node.
     @Test func aGivenUpEventLeavesTheOutbox() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
