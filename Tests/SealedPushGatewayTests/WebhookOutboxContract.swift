@@ -21,6 +21,29 @@ enum WebhookOutboxContract {
         return Dictionary(uniqueKeysWithValues: jobs.map { ($0.deviceID, $0) })
     }
 
+    /// Enqueues one notification to `devices` of alpha, claims its jobs and ends each `unregistered` with its device's
+    /// event for the outbox.
+    /// - Returns: The events written, by device.
+    @discardableResult
+    static func unregistered(_ devices: [String], _ store: any GatewayStore, _ fixtures: StoreFixtures) async throws
+        -> [String: UnregisteredDeviceEvent]
+    {
+        let jobs = try await claimedJobs(devices, store, fixtures)
+        var events: [String: UnregisteredDeviceEvent] = [:]
+        for device in devices {
+            events[device] = UnregisteredDeviceEvent(
+                appID: "alpha", deviceID: device, reason: "Unregistered", unregisteredAt: now)
+        }
+        let held = try await store.finish(
+            devices.map { device in
+                JobFinish(
+                    jobID: jobs[device]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
+                    requests: 1, transientReason: nil, now: now, webhookEvent: events[device])
+            })
+        #expect(held.allSatisfy { $0 })
+        return events
+    }
+
     /// An unregistered device's event is written with the job's end that marks the device, and only then: not for an
     /// end without an event, nor for a send; a job's first receipt writes its event when asked to, a later receipt
     /// none. Bodies are the events' own JSON.
@@ -96,15 +119,7 @@ enum WebhookOutboxContract {
     /// attempts released with it; an ended event is gone, and only its holder can end or release it.
     static func leasesHoldOneNodeAtATime(_ harness: any StoreHarness) async throws {
         try await withMigratedStore(harness) { store, fixtures in
-            let jobs = try await claimedJobs(["a", "b", "c"], store, fixtures)
-            _ = try await store.finish(
-                ["a", "b", "c"].map { device in
-                    JobFinish(
-                        jobID: jobs[device]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
-                        requests: 1, transientReason: nil, now: now,
-                        webhookEvent: UnregisteredDeviceEvent(
-                            appID: "alpha", deviceID: device, reason: "Unregistered", unregisteredAt: now))
-                })
+            try await unregistered(["a", "b", "c"], store, fixtures)
             let first = try await store.claimWebhookEvents(owner: "node-1/x", limit: 2, leaseDuration: lease, now: now)
             #expect(first.map(\.deviceID) == ["a", "b"])  // oldest first
             let second = try await store.claimWebhookEvents(owner: "node-2/x", limit: 10, leaseDuration: lease, now: now)

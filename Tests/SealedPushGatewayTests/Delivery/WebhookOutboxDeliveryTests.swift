@@ -30,14 +30,7 @@ struct WebhookOutboxDeliveryTests {
     /// process, a restart — posts it with the same `SealedPush-Delivery` id, then deletes it.
     @Test func anEventHeldAtAStopIsPostedByTheNextNode() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
-            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
-            let event = UnregisteredDeviceEvent(
-                appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now)
-            _ = try await store.finish([
-                JobFinish(
-                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
-                    requests: 1, transientReason: nil, now: StoreFixtures.now, webhookEvent: event)
-            ])
+            let event = try #require(try await WebhookOutboxContract.unregistered(["a"], store, fixtures)["a"])
 
             let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
             let first = try Self.webhook(port: down.port, store: store, owner: "node-1/boot-1")
@@ -75,14 +68,7 @@ struct WebhookOutboxDeliveryTests {
     /// its attempts in the drain (whose retries wait at most 250 ms) and giving it up.
     @Test func aGracefulStopGivesEventsBackWithoutSpendingTheirAttempts() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
-            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
-            _ = try await store.finish([
-                JobFinish(
-                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
-                    requests: 1, transientReason: nil, now: StoreFixtures.now,
-                    webhookEvent: UnregisteredDeviceEvent(
-                        appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now))
-            ])
+            try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
             let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
             var configuration = try UnregisteredWebhookConfiguration(
                 url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
@@ -159,14 +145,7 @@ struct WebhookOutboxDeliveryTests {
     /// A receiver that refuses an event (a 4xx) ends it: given up, deleted, never posted again by another node.
     @Test func aGivenUpEventLeavesTheOutbox() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
-            let jobs = try await WebhookOutboxContract.claimedJobs(["a"], store, fixtures)
-            _ = try await store.finish([
-                JobFinish(
-                    jobID: jobs["a"]!.id, owner: "delivery/1", outcome: .unregistered(reason: "Unregistered"),
-                    requests: 1, transientReason: nil, now: StoreFixtures.now,
-                    webhookEvent: UnregisteredDeviceEvent(
-                        appID: "alpha", deviceID: "a", reason: "Unregistered", unregisteredAt: StoreFixtures.now))
-            ])
+            try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
             let refusing = try await WebhookReceiver.start(answers: [400])
             let webhook = try Self.webhook(port: refusing.port, store: store, owner: "node-1/boot-1")
             let running = Task { await webhook.run() }
