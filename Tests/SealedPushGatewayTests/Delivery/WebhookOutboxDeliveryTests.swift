@@ -85,10 +85,12 @@ struct WebhookOutboxDeliveryTests {
             #expect(ContinuousClock.now - stopping < .seconds(5))
             let attempts = down.requests.count
             await down.stop()
-            #expect(attempts == 2)  // the first, and one more when the stop woke its retry
+            // The first, and one more when the stop woke its retry (none more if the stop came while the first was
+            // still being answered) — not all 5.
+            #expect((1...2).contains(attempts))
             let back = try await store.claimWebhookEvents(
                 owner: "node-2/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date())
-            #expect(back.count == 1 && back.first?.attempts == 2)
+            #expect(back.count == 1 && back.first?.attempts == attempts)
         }
     }
 
