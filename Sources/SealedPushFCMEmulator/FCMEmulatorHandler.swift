@@ -47,8 +47,9 @@ final class FCMEmulatorHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
             let keep = keepAlive || isHTTP2Stream
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keep { context.close(promise: nil) }
+                if !keep { loopBound.value.close(promise: nil) }
             }
         case .closeConnection:
             connection(context).close(promise: nil)

@@ -82,7 +82,8 @@ final class ParserInputWindow: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard line.count <= limit, Self.mayStartRequestLine(line) else { return completion(nil) }
         // The reads after this one go on with the line (`channelRead`).
-        let timer = eventLoop.scheduleTask(in: within) { [self] in finishRefusedLine(nil) }
+        let window = NIOLoopBound(self, eventLoop: eventLoop)
+        let timer = eventLoop.scheduleTask(in: within) { window.value.finishRefusedLine(nil) }
         pendingLine = PendingLine(bytes: line, limit: limit, timer: timer, completion: completion)
     }
 
