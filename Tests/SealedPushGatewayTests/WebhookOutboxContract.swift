@@ -77,6 +77,13 @@ enum WebhookOutboxContract {
             let written = try #require(unregistered.first)
             #expect(written.eventType == "device.unregistered" && written.appID == "alpha" && written.deviceID == "a")
             #expect(written.jsonBody == eventA.jsonBody && written.attempts == 0)
+            // The body as the contract writes it (StoreFixtures.now is 2027-01-15T08:00:00Z; a minute before).
+            let object = try JSONSerialization.jsonObject(with: Data(written.jsonBody)) as? [String: String]
+            #expect(
+                object == [
+                    "type": "device.unregistered", "appId": "alpha", "deviceId": "a", "reason": "Unregistered",
+                    "unregisteredAt": "2027-01-15T07:59:00Z",
+                ])
             #expect(written.deliveryID.count == 36 && written.deliveryID == written.deliveryID.lowercased())
 
             // Receipts about c's job (sent): the first writes its event, the second (another receipt id) none.

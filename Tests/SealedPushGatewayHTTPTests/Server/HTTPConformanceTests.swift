@@ -121,14 +121,7 @@ struct HTTPConformanceTests {
     ///   - heads: Which of the responses answer a `HEAD`.
     ///   - timeout: The socket's receive timeout.
     static func exchange(port: Int, _ request: String, heads: [Bool] = [], timeout: Int = 5) async throws -> Exchange {
-        try await offThePool {
-            let socket = try RawSocket(port: port, timeout: timeout)
-            _ = socket.send(request)
-            var buffer: [UInt8] = []
-            let closed = Self.readResponses(socket, into: &buffer, responses: .max, heads: heads)
-            let parsed = Self.parseResponses(buffer, heads: heads)
-            return Exchange(responses: parsed.responses, leftover: buffer.count - parsed.consumed, closed: closed)
-        }
+        try await exchange(port: port, inPieces: [request], heads: heads, timeout: timeout)
     }
 
     /// Sends `pieces` on a fresh connection, `pause` apart (so that the server reads each on its own), and reads until
@@ -137,10 +130,11 @@ struct HTTPConformanceTests {
     ///   - port: The gateway's port.
     ///   - pieces: The raw bytes, as text, in the pieces they are sent in.
     ///   - pause: The wait between two pieces, in milliseconds.
+    ///   - heads: Which of the responses answer a `HEAD`.
     ///   - timeout: The socket's receive timeout.
-    static func exchange(port: Int, inPieces pieces: [String], pause: UInt32 = 200, timeout: Int = 5) async throws
-        -> Exchange
-    {
+    static func exchange(
+        port: Int, inPieces pieces: [String], pause: UInt32 = 200, heads: [Bool] = [], timeout: Int = 5
+    ) async throws -> Exchange {
         try await offThePool {
             let socket = try RawSocket(port: port, timeout: timeout)
             var noDelay: Int32 = 1
@@ -150,8 +144,8 @@ struct HTTPConformanceTests {
                 _ = socket.send(piece)
             }
             var buffer: [UInt8] = []
-            let closed = Self.readResponses(socket, into: &buffer, responses: .max, heads: [])
-            let parsed = Self.parseResponses(buffer, heads: [])
+            let closed = Self.readResponses(socket, into: &buffer, responses: .max, heads: heads)
+            let parsed = Self.parseResponses(buffer, heads: heads)
             return Exchange(responses: parsed.responses, leftover: buffer.count - parsed.consumed, closed: closed)
         }
     }
