@@ -94,8 +94,9 @@ struct HandOverTests {
             let handed = Task {
                 let lease = try await reserveWithinTenSeconds(service, jobs: 1)
                 let claimsBefore = claims.withLock { $0 }
+                let reserved: JobLease = try #require(lease, "a slot was reserved within 10 s")
                 var notification = toHandOver
-                notification.lease = try #require(lease, "a slot was reserved within 10 s")
+                notification.lease = reserved
                 let result = try await inner.enqueue(notification)
                 service.deliver(result.claimed, reserved: 1)
                 return (notification.id, claimsBefore)
