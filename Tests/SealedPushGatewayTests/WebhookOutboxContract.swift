@@ -161,6 +161,28 @@ enum WebhookOutboxContract {
             #expect(!later.map(\.id).contains(first[0].id) && later.count == 2)
         }
     }
+    /// A node claims only the event types it can post: a row a newer gateway wrote (a type this one does not know)
+    /// stays unleased for a node that knows it — not held, renewed and never posted by every older node of a rolling
+    /// upgrade in turn — and does not take a claim's place from the events behind it.
+    static func unknownTypesAreLeftForNodesThatKnowThem(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            try await harness.execute(
+                """
+                INSERT INTO webhook_outbox (delivery_id, event_type, app_id, device_id, created_at)
+                VALUES ('d6f7c1f0-0000-4000-8000-000000000001', 'device.renamed', 'alpha', 'z', 0)
+                """)
+            try await unregistered(["a"], store, fixtures)
+            #expect(try await store.webhookOutboxDepth() == 2)
+            let claimed = try await store.claimWebhookEvents(owner: "node-1/x", limit: 1, leaseDuration: lease, now: now)
+            #expect(claimed.map(\.deviceID) == ["a"])
+            // The holder renews only what it claimed; the newer type's row is still there, held by nobody.
+            #expect(try await store.renewWebhookEvents(owner: "node-1/x", leaseDuration: lease, now: now) == 1)
+            #expect(try await store.endWebhookEvent(id: try #require(claimed.first).id, owner: "node-1/x"))
+            #expect(try await store.webhookOutboxDepth() == 1)
+            #expect(try await store.claimWebhookEvents(owner: "node-2/x", limit: 10, leaseDuration: lease, now: now).isEmpty)
+            #expect(try await store.renewWebhookEvents(owner: "node-2/x", leaseDuration: lease, now: now) == 0)
+        }
+    }
 }
 
 @Suite("Webhook outbox: SQLite", .serialized)
@@ -170,6 +192,9 @@ struct WebhookOutboxSQLiteTests {
     }
     @Test func leasesHoldOneNodeAtATime() async throws {
         try await WebhookOutboxContract.leasesHoldOneNodeAtATime(SQLiteHarness())
+    }
+    @Test func unknownTypesAreLeftForNodesThatKnowThem() async throws {
+        try await WebhookOutboxContract.unknownTypesAreLeftForNodesThatKnowThem(SQLiteHarness())
     }
 }
 
@@ -184,5 +209,8 @@ struct WebhookOutboxPostgresTests {
     }
     @Test func leasesHoldOneNodeAtATime() async throws {
         try await WebhookOutboxContract.leasesHoldOneNodeAtATime(try await PostgresHarness())
+    }
+    @Test func unknownTypesAreLeftForNodesThatKnowThem() async throws {
+        try await WebhookOutboxContract.unknownTypesAreLeftForNodesThatKnowThem(try await PostgresHarness())
     }
 }

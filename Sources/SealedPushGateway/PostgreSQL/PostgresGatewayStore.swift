@@ -1488,12 +1488,14 @@ public final class PostgresGatewayStore: GatewayStore {
         let now = Millis.from(now)
         let leaseEnd = now + Millis.from(leaseDuration)
         let limit = Int64(limit)
+        let types = ClaimedWebhookRow.knownEventTypes
         return try await run("claiming webhook events", writes: true) { connection, logger in
             let rows = try await connection.query(
                 """
                 WITH claimed AS (
                     UPDATE webhook_outbox SET lease_owner = \(owner), lease_expires_at = \(leaseEnd)
-                    WHERE id IN (SELECT id FROM webhook_outbox WHERE lease_owner IS NULL OR lease_expires_at <= \(now)
+                    WHERE id IN (SELECT id FROM webhook_outbox
+                                 WHERE (lease_owner IS NULL OR lease_expires_at <= \(now)) AND event_type = ANY(\(types))
                                  ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                     RETURNING *)
                 SELECT c.id, c.delivery_id, c.event_type, c.app_id, c.device_id, c.reason, c.occurred_at, c.attempts,

@@ -1137,13 +1137,17 @@ public final class SQLiteGatewayStore: GatewayStore {
     {
         guard limit > 0 else { return [] }
         let nowMillis = Millis.from(now)
+        let types = ClaimedWebhookRow.knownEventTypes
         return try await write("claiming webhook events", durable: false) { db in
             let ids = try Int64.fetchAll(
                 db,
                 sql: """
-                    SELECT id FROM webhook_outbox WHERE lease_owner IS NULL OR lease_expires_at <= ? ORDER BY id LIMIT ?
+                    SELECT id FROM webhook_outbox
+                    WHERE (lease_owner IS NULL OR lease_expires_at <= ?)
+                      AND event_type IN (\(types.map { _ in "?" }.joined(separator: ",")))
+                    ORDER BY id LIMIT ?
                     """,
-                arguments: [nowMillis, limit])
+                arguments: StatementArguments([nowMillis] as [any DatabaseValueConvertible] + types + [limit]))
             guard !ids.isEmpty else { return [] }
             let marks = ids.map { _ in "?" }.joined(separator: ",")
             try db.execute(

@@ -252,7 +252,8 @@ public protocol GatewayStore: Sendable {
     // receiver took it or it was given up.
 
     /// Leases up to `limit` outbox events to `owner` until `now + leaseDuration`, oldest first: those nobody holds and
-    /// those whose lease expired (their holder died).
+    /// those whose lease expired (their holder died). Only events of the types this gateway posts are leased: a type
+    /// a newer gateway wrote stays for a node that knows it.
     /// - Returns: The events, with the attempts earlier holders made.
     func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
         -> [StoredWebhookEvent]

@@ -55,8 +55,12 @@ struct ClaimedWebhookRow: Sendable {
     var receiptDeviceTime: Int64?
     var receiptAt: Int64?
 
+    /// The event types this gateway builds and posts: claims take only these, so a row a newer gateway wrote waits,
+    /// unleased, for a node that knows its type (a rolling upgrade's older nodes neither hold nor renew it).
+    static let knownEventTypes = [UnregisteredWebhookConfiguration.eventType, ReceiptEvent.type]
+
     /// The event to post, its body built now from the row's fields; nil for a type this gateway does not know (a
-    /// newer one wrote it) or a receipt whose job holds no receipt.
+    /// newer one wrote it; claims leave those out) or a receipt whose job holds no receipt.
     var event: StoredWebhookEvent? {
         let body: [UInt8]
         switch eventType {
