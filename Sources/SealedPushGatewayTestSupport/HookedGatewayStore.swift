@@ -11,6 +11,7 @@ public struct HookedGatewayStore: GatewayStore {
     let beforeAPIKey: @Sendable (String) -> Void
     let beforeApp: @Sendable (String) -> Void
     let beforeDevices: @Sendable ([String]) -> Void
+    let beforeWebhookRelease: @Sendable (Int64) throws -> Void
 
     /// - Parameters:
     ///   - inner: The store that does the work.
@@ -19,12 +20,15 @@ public struct HookedGatewayStore: GatewayStore {
     ///   - beforeAPIKey: Sees the id of each `apiKey(id:)` read.
     ///   - beforeApp: Sees the id of each `app(id:)` read.
     ///   - beforeDevices: Sees the ids of each `devices(appID:deviceIDs:)` read.
+    ///   - beforeWebhookRelease: Runs before each `releaseWebhookEvent` with the event's id; what it throws is the
+    ///     call's error (a database unreachable when a node stops).
     public init(
         inner: any GatewayStore, beforePing: @escaping @Sendable () async throws -> Void = {},
         afterClaim: @escaping @Sendable ([ClaimedJob]) -> Void = { _ in },
         beforeAPIKey: @escaping @Sendable (String) -> Void = { _ in },
         beforeApp: @escaping @Sendable (String) -> Void = { _ in },
-        beforeDevices: @escaping @Sendable ([String]) -> Void = { _ in }
+        beforeDevices: @escaping @Sendable ([String]) -> Void = { _ in },
+        beforeWebhookRelease: @escaping @Sendable (Int64) throws -> Void = { _ in }
     ) {
         self.inner = inner
         self.beforePing = beforePing
@@ -32,6 +36,7 @@ public struct HookedGatewayStore: GatewayStore {
         self.beforeAPIKey = beforeAPIKey
         self.beforeApp = beforeApp
         self.beforeDevices = beforeDevices
+        self.beforeWebhookRelease = beforeWebhookRelease
     }
 
     public var writeProblem: String? { inner.writeProblem }
@@ -136,11 +141,15 @@ public struct HookedGatewayStore: GatewayStore {
     public func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int {
         try await inner.renewWebhookEvents(owner: owner, leaseDuration: leaseDuration, now: now)
     }
+    public func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await inner.recordWebhookAttempts(id: id, owner: owner, attempts: attempts)
+    }
     public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }
     public func webhookOutboxDepth() async throws -> Int { try await inner.webhookOutboxDepth() }
     public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
-        try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
+        try beforeWebhookRelease(id)
+        return try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
     }
 }

@@ -139,7 +139,8 @@ enum WebhookOutboxContract {
                 owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(61))
             #expect(lapsed.map(\.id) == second.map(\.id))
             #expect(lapsed.first?.deliveryID == second.first?.deliveryID)
-            // Only the holder ends or releases.
+            // Only the holder records its attempts, ends or releases.
+            #expect(try await !store.recordWebhookAttempts(id: first[0].id, owner: "node-2/x", attempts: 7))
             #expect(try await !store.endWebhookEvent(id: first[0].id, owner: "node-2/x"))
             #expect(try await !store.releaseWebhookEvent(id: first[1].id, owner: "node-3/x", attempts: 9))
             #expect(try await store.endWebhookEvent(id: first[0].id, owner: "node-1/x"))
@@ -159,6 +160,15 @@ enum WebhookOutboxContract {
             let later = try await store.claimWebhookEvents(
                 owner: "node-4/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_600))
             #expect(!later.map(\.id).contains(first[0].id) && later.count == 2)
+            // node-4 records a failed attempt on one (it goes on holding both), then dies: whoever takes them next
+            // goes on from the attempts recorded, not from those of the last release.
+            let failing = try #require(later.first { $0.id == first[1].id })
+            #expect(try await store.recordWebhookAttempts(id: failing.id, owner: "node-4/x", attempts: 4))
+            #expect(try await store.claimWebhookEvents(
+                owner: "node-5/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_659)).isEmpty)
+            let orphaned = try await store.claimWebhookEvents(
+                owner: "node-5/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_661))
+            #expect(orphaned.count == 2 && orphaned.first { $0.id == failing.id }?.attempts == 4)
         }
     }
     /// A node claims only the event types it can post: a row a newer gateway wrote (a type this one does not know)

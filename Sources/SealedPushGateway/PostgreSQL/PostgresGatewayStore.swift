@@ -1530,6 +1530,16 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await run("recording webhook event \(id)'s attempts", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE webhook_outbox SET attempts = \(attempts) WHERE id = \(id) AND lease_owner = \(owner) RETURNING 1
+                    """, logger: logger)) > 0
+        }
+    }
+
     public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await run("ending webhook event \(id)", writes: true) { connection, logger in
             try await Self.count(

@@ -1184,6 +1184,15 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await write("recording webhook event \(id)'s attempts", durable: false) { db in
+            try db.execute(
+                sql: "UPDATE webhook_outbox SET attempts = ? WHERE id = ? AND lease_owner = ?",
+                arguments: [attempts, id, owner])
+            return db.changesCount > 0
+        }
+    }
+
     public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await write("ending webhook event \(id)", durable: false) { db in
             try db.execute(sql: "DELETE FROM webhook_outbox WHERE id = ? AND lease_owner = ?", arguments: [id, owner])

@@ -262,6 +262,12 @@ public protocol GatewayStore: Sendable {
     /// - Returns: How many it holds.
     func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int
 
+    /// Writes the attempts made so far on an outbox event `owner` holds and goes on holding (a failed attempt, before
+    /// its retry): a holder that dies, or stops without giving the event back, costs none of them — the next holder
+    /// spends only what is left of ``UnregisteredWebhookConfiguration/maxAttempts``.
+    /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
+    func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool
+
     /// Deletes an outbox event `owner` holds: the receiver took it, or it was given up.
     /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool

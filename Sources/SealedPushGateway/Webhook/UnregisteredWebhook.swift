@@ -14,7 +14,8 @@ import Metrics
 ///   ``outboxWritten()``, and ``run()`` claims events from the store under a lease as it has room for them, deleting
 ///   each once it ends. An event survives a crash (its lease expires, or the node's next incarnation takes it back at
 ///   start), a receiver down for a long time (it waits in the store, not in memory) and a stop (what is not delivered
-///   by then goes back to the outbox, with its attempts): none is dropped. Delivery is at least once — a crash
+///   by then goes back to the outbox): none is dropped. Each failed attempt is counted in the outbox as it happens, so
+///   an event's `maxAttempts` hold across nodes, stops and crashes. Delivery is at least once — a crash
 ///   between a receiver's `2xx` and the row's deletion posts it again, with the same `SealedPush-Delivery` id.
 /// - **``notify(_:)``** (without an outbox): never waits; events are held in memory (bounded) and ``run()`` posts
 ///   them; one beyond the queue's limit, or still held when the process stops, is dropped.
@@ -197,6 +198,27 @@ public final class UnregisteredWebhook: Sendable {
             metadata: ["events": "\(events.count)", "released": "\(released)", "webhook": "\(configuration.redactedURL)"])
     }
 
+    /// Writes a held outbox event's attempts after a failed one (before its retry, or its give-back at a stop), so that
+    /// a crash, or a stop that cannot give it back, costs none of them.
+    /// - Returns: False only when the store says this node no longer holds it (its lease expired and another node
+    ///   took it); true when written, or when the write failed (the lease still runs: this node goes on with it).
+    private func attemptsRecorded(_ event: StoredWebhookEvent, attempts: Int, in outbox: WebhookOutbox) async -> Bool {
+        do {
+            if try await outbox.store.recordWebhookAttempts(id: event.id, owner: outbox.owner, attempts: attempts) {
+                return true
+            }
+            logger.warning(
+                "a webhook event's lease was lost while it was retried: the node holding it now goes on with it",
+                metadata: ["outbox": "\(event.id)", "attempts": "\(attempts)"])
+            return false
+        } catch {
+            logger.warning(
+                "recording a webhook event's attempts failed: a crash before the next one would repeat them",
+                metadata: ["outbox": "\(event.id)", "attempts": "\(attempts)", "error": "\(error)"])
+            return true
+        }
+    }
+
     /// An event ended (delivered or given up): out of the queue, and out of the outbox when it came from there.
     private func ended(_ item: WebhookQueue.Item) async {
         queue.done(item)
@@ -228,6 +250,10 @@ public final class UnregisteredWebhook: Sendable {
                 if final || item.attempts >= configuration.maxAttempts {
                     giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
                     await ended(item)
+                } else if let outbox, let event = item.event as? StoredWebhookEvent,
+                    await !attemptsRecorded(event, attempts: item.attempts, in: outbox)
+                {
+                    queue.done(item)  // its lease went to another node, which goes on with it
                 } else if queue.isClosed, let outbox, let event = item.event as? StoredWebhookEvent {
                     // Stopping: the outbox keeps it for later rather than its attempts being spent in the drain.
                     queue.done(item)

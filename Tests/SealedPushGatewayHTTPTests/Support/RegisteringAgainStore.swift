@@ -135,6 +135,9 @@ struct RegisteringAgainStore: GatewayStore {
     func renewWebhookEvents(owner: String, leaseDuration: Duration, now: Date) async throws -> Int {
         try await inner.renewWebhookEvents(owner: owner, leaseDuration: leaseDuration, now: now)
     }
+    func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool {
+        try await inner.recordWebhookAttempts(id: id, owner: owner, attempts: attempts)
+    }
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }

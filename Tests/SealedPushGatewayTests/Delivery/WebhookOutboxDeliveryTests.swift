@@ -94,6 +94,48 @@ struct WebhookOutboxDeliveryTests {
         }
     }
 
+    /// Regression: a holder's attempts reached the outbox only when it gave the event back, so a node that died — or
+    /// stopped while the database was unreachable — left its successor a count of 0, and the event was posted
+    /// `maxAttempts` times more. Each failed attempt is now recorded before its retry: here the first node's give-back
+    /// fails, and the two nodes together post the event `maxAttempts` times, then it is given up and gone.
+    @Test func failedAttemptsOutliveAHolderThatCouldNotGiveThemBack() async throws {
+        try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
+            try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
+            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
+            var configuration = try UnregisteredWebhookConfiguration(
+                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
+            configuration.maxAttempts = 6
+            configuration.initialBackoff = .milliseconds(20)
+            let unreachable = HookedGatewayStore(
+                inner: store,
+                beforeWebhookRelease: { _ in throw GatewayStoreError(.database, "the database is unreachable") })
+            var outbox = WebhookOutbox(store: unreachable, owner: "node-1/boot-1")
+            outbox.leaseDuration = .seconds(1)
+            let first = try UnregisteredWebhook(
+                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"), outbox: outbox)
+            let running = Task { await first.run() }
+            try await Self.waitUntil { down.requests.count >= 2 }
+            first.finish()
+            await running.value
+            let byFirst = down.requests.count
+            #expect((2..<6).contains(byFirst))
+            let second = try UnregisteredWebhook(
+                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
+                outbox: WebhookOutbox(store: store, owner: "node-2/boot-1"))
+            let next = Task { await second.run() }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+            while try await store.webhookOutboxDepth() > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            second.finish()
+            await next.value
+            await down.stop()
+            #expect(down.requests.count == 6)
+            #expect(Set(down.requests.map { $0.header("SealedPush-Delivery") }).count == 1)
+            #expect(try await store.webhookOutboxDepth() == 0)
+        }
+    }
+
     /// Two nodes read one outbox while events are written: 40 events, each posted exactly once (one delivery id
     /// each, every device's), none left.
     @Test func twoNodesPostEachEventOnce() async throws {
