@@ -136,6 +136,38 @@ struct WebhookOutboxDeliveryTests {
         }
     }
 
+    /// A holder that finds, recording a failed attempt, that its lease went to another node (its renewals failed for
+    /// a lease's length) stops retrying: the event is the other node's now, and two nodes retrying one event would
+    /// spend its attempts twice as fast.
+    @Test func aHolderWhoseLeaseWentToAnotherNodeStopsRetrying() async throws {
+        try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
+            try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
+            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
+            var configuration = try UnregisteredWebhookConfiguration(
+                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
+            configuration.maxAttempts = 20
+            configuration.initialBackoff = .milliseconds(200)
+            configuration.maxBackoff = .milliseconds(200)
+            let webhook = try UnregisteredWebhook(
+                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
+                outbox: WebhookOutbox(store: store, owner: "node-1/boot-1"))
+            let running = Task { await webhook.run() }
+            try await Self.waitUntil { !down.requests.isEmpty }
+            // Another node takes the event as if node-1's lease had lapsed.
+            let taken = try await store.claimWebhookEvents(
+                owner: "node-2/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date().addingTimeInterval(3_600))
+            #expect(taken.count == 1)
+            try await Task.sleep(for: .milliseconds(1_500))  // room for several retries 100–200 ms apart
+            let posted = down.requests.count
+            webhook.finish()
+            await running.value
+            await down.stop()
+            // The first attempt, and one more when its record came before the take — then none.
+            #expect((1...2).contains(posted))
+            #expect(try await store.endWebhookEvent(id: try #require(taken.first).id, owner: "node-2/boot-1"))
+        }
+    }
+
     /// Two nodes read one outbox while events are written: 40 events, each posted exactly once (one delivery id
     /// each, every device's), none left.
     @Test func twoNodesPostEachEventOnce() async throws {
