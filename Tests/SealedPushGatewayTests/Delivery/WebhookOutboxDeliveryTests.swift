@@ -9,15 +9,36 @@ import Testing
 struct WebhookOutboxDeliveryTests {
     static let secret = Array("0123456789abcdef0123456789abcdef".utf8)
 
-    static func webhook(port: Int, store: any GatewayStore, owner: String) throws -> UnregisteredWebhook {
+    /// Webhook settings posting to a receiver on loopback.
+    static func configuration(
+        port: Int, maxAttempts: Int = 20, initialBackoff: Duration = .milliseconds(20)
+    ) throws -> UnregisteredWebhookConfiguration {
         var configuration = try UnregisteredWebhookConfiguration(
             url: URL(string: "http://127.0.0.1:\(port)/events")!, secret: secret)
-        configuration.maxAttempts = 20
-        configuration.initialBackoff = .milliseconds(20)
+        configuration.maxAttempts = maxAttempts
+        configuration.initialBackoff = initialBackoff
         configuration.requestTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// A webhook reading `store`'s outbox as `owner`.
+    static func webhook(
+        _ configuration: UnregisteredWebhookConfiguration, store: any GatewayStore, owner: String,
+        leaseDuration: Duration = .seconds(60)
+    ) throws -> UnregisteredWebhook {
+        var outbox = WebhookOutbox(store: store, owner: owner)
+        outbox.leaseDuration = leaseDuration
         return try UnregisteredWebhook(
-            configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
-            outbox: WebhookOutbox(store: store, owner: owner))
+            configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"), outbox: outbox)
+    }
+
+    static func webhook(port: Int, store: any GatewayStore, owner: String) throws -> UnregisteredWebhook {
+        try webhook(try configuration(port: port), store: store, owner: owner)
+    }
+
+    /// A receiver that is down: every answer `503`.
+    static func downReceiver() async throws -> WebhookReceiver {
+        try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
     }
 
     static func waitUntil(_ condition: () -> Bool) async throws {
@@ -32,7 +53,7 @@ struct WebhookOutboxDeliveryTests {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
             let event = try #require(try await WebhookOutboxContract.unregistered(["a"], store, fixtures)["a"])
 
-            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
+            let down = try await Self.downReceiver()
             let first = try Self.webhook(port: down.port, store: store, owner: "node-1/boot-1")
             let running = Task { await first.run() }
             first.outboxWritten()
@@ -69,14 +90,11 @@ struct WebhookOutboxDeliveryTests {
     @Test func aGracefulStopGivesEventsBackWithoutSpendingTheirAttempts() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
             try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
-            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
-            var configuration = try UnregisteredWebhookConfiguration(
-                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
-            configuration.maxAttempts = 5
-            configuration.initialBackoff = .seconds(30)  // the first retry would wait; the stop does not
-            let webhook = try UnregisteredWebhook(
-                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
-                outbox: WebhookOutbox(store: store, owner: "node-1/boot-1"))
+            let down = try await Self.downReceiver()
+            // The first retry would wait 15–30 s; the stop does not.
+            let webhook = try Self.webhook(
+                try Self.configuration(port: down.port, maxAttempts: 5, initialBackoff: .seconds(30)), store: store,
+                owner: "node-1/boot-1")
             let running = Task { await webhook.run() }
             try await Self.waitUntil { !down.requests.isEmpty }
             let stopping = ContinuousClock.now
@@ -101,27 +119,20 @@ struct WebhookOutboxDeliveryTests {
     @Test func failedAttemptsOutliveAHolderThatCouldNotGiveThemBack() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
             try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
-            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
-            var configuration = try UnregisteredWebhookConfiguration(
-                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
-            configuration.maxAttempts = 6
-            configuration.initialBackoff = .milliseconds(20)
+            let down = try await Self.downReceiver()
+            let configuration = try Self.configuration(port: down.port, maxAttempts: 6)
             let unreachable = HookedGatewayStore(
                 inner: store,
                 beforeWebhookRelease: { _ in throw GatewayStoreError(.database, "the database is unreachable") })
-            var outbox = WebhookOutbox(store: unreachable, owner: "node-1/boot-1")
-            outbox.leaseDuration = .seconds(1)
-            let first = try UnregisteredWebhook(
-                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"), outbox: outbox)
+            let first = try Self.webhook(
+                configuration, store: unreachable, owner: "node-1/boot-1", leaseDuration: .seconds(1))
             let running = Task { await first.run() }
             try await Self.waitUntil { down.requests.count >= 2 }
             first.finish()
             await running.value
             let byFirst = down.requests.count
             #expect((2..<6).contains(byFirst))
-            let second = try UnregisteredWebhook(
-                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
-                outbox: WebhookOutbox(store: store, owner: "node-2/boot-1"))
+            let second = try Self.webhook(configuration, store: store, owner: "node-2/boot-1")
             let next = Task { await second.run() }
             let deadline = ContinuousClock.now.advanced(by: .seconds(15))
             while try await store.webhookOutboxDepth() > 0, ContinuousClock.now < deadline {
@@ -142,15 +153,10 @@ struct WebhookOutboxDeliveryTests {
     @Test func aHolderWhoseLeaseWentToAnotherNodeStopsRetrying() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
             try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
-            let down = try await WebhookReceiver.start(answers: Array(repeating: 503, count: 1_000))
-            var configuration = try UnregisteredWebhookConfiguration(
-                url: URL(string: "http://127.0.0.1:\(down.port)/events")!, secret: Self.secret)
-            configuration.maxAttempts = 20
-            configuration.initialBackoff = .milliseconds(200)
+            let down = try await Self.downReceiver()
+            var configuration = try Self.configuration(port: down.port, initialBackoff: .milliseconds(200))
             configuration.maxBackoff = .milliseconds(200)
-            let webhook = try UnregisteredWebhook(
-                configuration: configuration, logger: DeliveryFixture.quietLogger("webhook"),
-                outbox: WebhookOutbox(store: store, owner: "node-1/boot-1"))
+            let webhook = try Self.webhook(configuration, store: store, owner: "node-1/boot-1")
             let running = Task { await webhook.run() }
             try await Self.waitUntil { !down.requests.isEmpty }
             // Another node takes the event as if node-1's lease had lapsed.
