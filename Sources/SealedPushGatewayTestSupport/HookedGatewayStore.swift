@@ -147,7 +147,18 @@ public struct HookedGatewayStore: GatewayStore {
     public func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }
-    public func webhookOutboxDepth() async throws -> Int { try await inner.webhookOutboxDepth() }
+    public func webhookOutboxDepth() async throws -> WebhookOutboxDepth { try await inner.webhookOutboxDepth() }
+    public func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws
+        -> Bool
+    {
+        try await inner.giveUpWebhookEvent(id: id, owner: owner, attempts: attempts, failure: failure, now: now)
+    }
+    public func givenUpWebhookEvents(appID: String?, limit: Int) async throws -> [GivenUpWebhookEvent] {
+        try await inner.givenUpWebhookEvents(appID: appID, limit: limit)
+    }
+    public func redeliverWebhookEvents(appID: String?, ids: [Int64]?) async throws -> Int {
+        try await inner.redeliverWebhookEvents(appID: appID, ids: ids)
+    }
     public func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try beforeWebhookRelease(id)
         return try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)

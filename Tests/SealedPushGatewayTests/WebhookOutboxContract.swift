@@ -182,15 +182,61 @@ enum WebhookOutboxContract {
                 VALUES ('d6f7c1f0-0000-4000-8000-000000000001', 'device.renamed', 'alpha', 'z', 0)
                 """)
             try await unregistered(["a"], store, fixtures)
-            #expect(try await store.webhookOutboxDepth() == 2)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 2, givenUp: 0))
             let claimed = try await store.claimWebhookEvents(owner: "node-1/x", limit: 1, leaseDuration: lease, now: now)
             #expect(claimed.map(\.deviceID) == ["a"])
             // The holder renews only what it claimed; the newer type's row is still there, held by nobody.
             #expect(try await store.renewWebhookEvents(owner: "node-1/x", leaseDuration: lease, now: now) == 1)
             #expect(try await store.endWebhookEvent(id: try #require(claimed.first).id, owner: "node-1/x"))
-            #expect(try await store.webhookOutboxDepth() == 1)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 1, givenUp: 0))
             #expect(try await store.claimWebhookEvents(owner: "node-2/x", limit: 10, leaseDuration: lease, now: now).isEmpty)
             #expect(try await store.renewWebhookEvents(owner: "node-2/x", leaseDuration: lease, now: now) == 0)
+        }
+    }
+    /// A given-up event stays in the outbox — unclaimed, listed with its failure and attempts — until the operator
+    /// sends it again (claimable at once, no attempts counted, the same delivery id) or the retention purge deletes
+    /// it; only its holder gives it up.
+    static func givenUpEventsAreKeptUntilSentAgainOrPurged(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            try await unregistered(["a", "b"], store, fixtures)
+            let held = try await store.claimWebhookEvents(owner: "node-1/x", limit: 10, leaseDuration: lease, now: now)
+            let (a, b) = (try #require(held.first { $0.deviceID == "a" }), try #require(held.first { $0.deviceID == "b" }))
+            let givenUpAt = now.addingTimeInterval(600)
+            #expect(try await !store.giveUpWebhookEvent(
+                id: a.id, owner: "node-2/x", attempts: 8, failure: "HTTP 503", now: givenUpAt))
+            #expect(try await store.giveUpWebhookEvent(
+                id: a.id, owner: "node-1/x", attempts: 8, failure: "HTTP 503", now: givenUpAt))
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 1, givenUp: 1))
+            // Not claimable, even long after; b's lease lapsed and b is.
+            let later = try await store.claimWebhookEvents(
+                owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_600))
+            #expect(later.map(\.id) == [b.id])
+            #expect(try await store.endWebhookEvent(id: b.id, owner: "node-3/x"))
+            // Listed, by app.
+            let listed = try await store.givenUpWebhookEvents(appID: nil, limit: 10)
+            #expect(listed.count == 1)
+            let entry = try #require(listed.first)
+            #expect(entry.id == a.id && entry.deliveryID == a.deliveryID && entry.eventType == "device.unregistered")
+            #expect(entry.appID == "alpha" && entry.deviceID == "a" && entry.attempts == 8 && entry.failure == "HTTP 503")
+            #expect(abs(entry.givenUpAt.timeIntervalSince(givenUpAt)) < 0.002)
+            #expect(try await store.givenUpWebhookEvents(appID: "alpha", limit: 10).map(\.id) == [a.id])
+            #expect(try await store.givenUpWebhookEvents(appID: "beta", limit: 10).isEmpty)
+            // Sent again: only what is given up, of the app named.
+            #expect(try await store.redeliverWebhookEvents(appID: "beta", ids: nil) == 0)
+            #expect(try await store.redeliverWebhookEvents(appID: nil, ids: [b.id]) == 0)
+            #expect(try await store.redeliverWebhookEvents(appID: "alpha", ids: [a.id]) == 1)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 1, givenUp: 0))
+            let again = try await store.claimWebhookEvents(
+                owner: "node-3/x", limit: 10, leaseDuration: lease, now: now.addingTimeInterval(3_601))
+            #expect(again.map(\.id) == [a.id] && again.first?.attempts == 0 && again.first?.deliveryID == a.deliveryID)
+            // Given up again; the retention purge takes it once it was given up before the cutoff, not sooner.
+            let secondTime = now.addingTimeInterval(7_200)
+            #expect(try await store.giveUpWebhookEvent(
+                id: a.id, owner: "node-3/x", attempts: 1, failure: "HTTP 410", now: secondTime))
+            _ = try await store.purgeExpired(before: secondTime.addingTimeInterval(-1), limit: 100)
+            #expect(try await store.givenUpWebhookEvents(appID: nil, limit: 10).map(\.failure) == ["HTTP 410"])
+            _ = try await store.purgeExpired(before: secondTime.addingTimeInterval(1), limit: 100)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 0))
         }
     }
 }
@@ -205,6 +251,9 @@ struct WebhookOutboxSQLiteTests {
     }
     @Test func unknownTypesAreLeftForNodesThatKnowThem() async throws {
         try await WebhookOutboxContract.unknownTypesAreLeftForNodesThatKnowThem(SQLiteHarness())
+    }
+    @Test func givenUpEventsAreKeptUntilSentAgainOrPurged() async throws {
+        try await WebhookOutboxContract.givenUpEventsAreKeptUntilSentAgainOrPurged(SQLiteHarness())
     }
 }
 
@@ -222,5 +271,8 @@ struct WebhookOutboxPostgresTests {
     }
     @Test func unknownTypesAreLeftForNodesThatKnowThem() async throws {
         try await WebhookOutboxContract.unknownTypesAreLeftForNodesThatKnowThem(try await PostgresHarness())
+    }
+    @Test func givenUpEventsAreKeptUntilSentAgainOrPurged() async throws {
+        try await WebhookOutboxContract.givenUpEventsAreKeptUntilSentAgainOrPurged(try await PostgresHarness())
     }
 }

@@ -1096,6 +1096,12 @@ public final class PostgresGatewayStore: GatewayStore {
                     SELECT app_id, receipt_id FROM receipts WHERE expires_at < \(cutoff) ORDER BY expires_at
                     LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 """, logger: logger)
+            try await connection.query(
+                """
+                DELETE FROM webhook_outbox WHERE id IN (
+                    SELECT id FROM webhook_outbox WHERE given_up_at < \(cutoff) ORDER BY given_up_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                """, logger: logger)
             // Jobs and their message ids go with their notification, in the same statement (they have no foreign
             // keys: migration 11). SKIP LOCKED: nodes purging at once share the work.
             return try await Self.count(
@@ -1495,7 +1501,8 @@ public final class PostgresGatewayStore: GatewayStore {
                 WITH claimed AS (
                     UPDATE webhook_outbox SET lease_owner = \(owner), lease_expires_at = \(leaseEnd)
                     WHERE id IN (SELECT id FROM webhook_outbox
-                                 WHERE (lease_owner IS NULL OR lease_expires_at <= \(now)) AND event_type = ANY(\(types))
+                                 WHERE (lease_owner IS NULL OR lease_expires_at <= \(now)) AND given_up_at IS NULL
+                                   AND event_type = ANY(\(types))
                                  ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                     RETURNING *)
                 SELECT c.id, c.delivery_id, c.event_type, c.app_id, c.device_id, c.reason, c.occurred_at, c.attempts,
@@ -1549,11 +1556,63 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
-    public func webhookOutboxDepth() async throws -> Int {
+    public func webhookOutboxDepth() async throws -> WebhookOutboxDepth {
         try await run("counting the webhook outbox") { connection, logger in
-            let rows = try await connection.query("SELECT COUNT(*) FROM webhook_outbox", logger: logger)
-            for try await count in rows.decode(Int.self) { return count }
-            return 0
+            let rows = try await connection.query(
+                "SELECT COUNT(*) - COUNT(given_up_at), COUNT(given_up_at) FROM webhook_outbox", logger: logger)
+            for try await (waiting, givenUp) in rows.decode((Int, Int).self) {
+                return WebhookOutboxDepth(waiting: waiting, givenUp: givenUp)
+            }
+            return WebhookOutboxDepth(waiting: 0, givenUp: 0)
+        }
+    }
+
+    public func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws
+        -> Bool
+    {
+        let now = Millis.from(now)
+        return try await run("giving up webhook event \(id)", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE webhook_outbox SET given_up_at = \(now), failure = \(failure), attempts = \(attempts),
+                                              lease_owner = NULL, lease_expires_at = NULL
+                    WHERE id = \(id) AND lease_owner = \(owner) RETURNING 1
+                    """, logger: logger)) > 0
+        }
+    }
+
+    public func givenUpWebhookEvents(appID: String?, limit: Int) async throws -> [GivenUpWebhookEvent] {
+        let limit = Int64(max(1, min(limit, 10_000)))
+        return try await run("listing given-up webhook events") { connection, logger in
+            let rows = try await connection.query(
+                """
+                SELECT id, delivery_id, event_type, app_id, device_id, attempts, created_at, given_up_at, failure
+                FROM webhook_outbox WHERE given_up_at IS NOT NULL AND (\(appID)::text IS NULL OR app_id = \(appID))
+                ORDER BY given_up_at, id LIMIT \(limit)
+                """, logger: logger)
+            var events: [GivenUpWebhookEvent] = []
+            for try await row in rows.decode((Int64, String, String, String, String, Int, Int64, Int64, String?).self) {
+                events.append(
+                    GivenUpWebhookEvent(
+                        id: row.0, deliveryID: row.1, eventType: row.2, appID: row.3, deviceID: row.4, attempts: row.5,
+                        createdAt: Millis.date(row.6), givenUpAt: Millis.date(row.7), failure: row.8 ?? ""))
+            }
+            return events
+        }
+    }
+
+    public func redeliverWebhookEvents(appID: String?, ids: [Int64]?) async throws -> Int {
+        if let ids, ids.isEmpty { return 0 }
+        return try await run("sending given-up webhook events again", writes: true) { connection, logger in
+            try await Self.count(
+                connection.query(
+                    """
+                    UPDATE webhook_outbox SET given_up_at = NULL, failure = NULL, attempts = 0
+                    WHERE given_up_at IS NOT NULL AND (\(appID)::text IS NULL OR app_id = \(appID))
+                      AND (\(ids)::bigint[] IS NULL OR id = ANY(\(ids)))
+                    RETURNING 1
+                    """, logger: logger))
         }
     }
 

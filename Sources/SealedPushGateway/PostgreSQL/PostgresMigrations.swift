@@ -117,5 +117,6 @@ enum PostgresMigrations {
         PortableMigrations.notificationKinds(version: 15),
         PortableMigrations.lowercaseKeyIDsAndSkippedDevices(version: 16),
         PortableMigrations.webhookOutbox(version: 17, idColumn: "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+        PortableMigrations.webhookGivenUp(version: 18),
     ]
 }

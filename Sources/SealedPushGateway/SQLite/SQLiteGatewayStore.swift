@@ -848,6 +848,12 @@ public final class SQLiteGatewayStore: GatewayStore {
                         SELECT rowid FROM receipts WHERE expires_at < ? ORDER BY expires_at LIMIT ?)
                     """,
                 arguments: [cutoffMillis, limit])
+            try db.execute(
+                sql: """
+                    DELETE FROM webhook_outbox WHERE id IN (
+                        SELECT id FROM webhook_outbox WHERE given_up_at < ? ORDER BY given_up_at LIMIT ?)
+                    """,
+                arguments: [cutoffMillis, limit])
             return ids.count
         }
     }
@@ -1143,7 +1149,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db,
                 sql: """
                     SELECT id FROM webhook_outbox
-                    WHERE (lease_owner IS NULL OR lease_expires_at <= ?)
+                    WHERE (lease_owner IS NULL OR lease_expires_at <= ?) AND given_up_at IS NULL
                       AND event_type IN (\(types.map { _ in "?" }.joined(separator: ",")))
                     ORDER BY id LIMIT ?
                     """,
@@ -1200,9 +1206,65 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
-    public func webhookOutboxDepth() async throws -> Int {
+    public func webhookOutboxDepth() async throws -> WebhookOutboxDepth {
         try await read("counting the webhook outbox") { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_outbox") ?? 0
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) - COUNT(given_up_at) AS waiting, COUNT(given_up_at) AS given_up FROM webhook_outbox
+                    """)
+            return WebhookOutboxDepth(waiting: row?["waiting"] ?? 0, givenUp: row?["given_up"] ?? 0)
+        }
+    }
+
+    public func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws
+        -> Bool
+    {
+        try await write("giving up webhook event \(id)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE webhook_outbox SET given_up_at = ?, failure = ?, attempts = ?, lease_owner = NULL,
+                                              lease_expires_at = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """,
+                arguments: [Millis.from(now), failure, attempts, id, owner])
+            return db.changesCount > 0
+        }
+    }
+
+    public func givenUpWebhookEvents(appID: String?, limit: Int) async throws -> [GivenUpWebhookEvent] {
+        let limit = max(1, min(limit, 10_000))
+        return try await read("listing given-up webhook events") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM webhook_outbox WHERE given_up_at IS NOT NULL AND (? IS NULL OR app_id = ?)
+                    ORDER BY given_up_at, id LIMIT ?
+                    """,
+                arguments: [appID, appID, limit]
+            ).map { row in
+                GivenUpWebhookEvent(
+                    id: row["id"], deliveryID: row["delivery_id"], eventType: row["event_type"], appID: row["app_id"],
+                    deviceID: row["device_id"], attempts: row["attempts"], createdAt: Millis.date(row["created_at"]),
+                    givenUpAt: Millis.date(row["given_up_at"]), failure: row["failure"] ?? "")
+            }
+        }
+    }
+
+    public func redeliverWebhookEvents(appID: String?, ids: [Int64]?) async throws -> Int {
+        if let ids, ids.isEmpty { return 0 }
+        return try await write("sending given-up webhook events again") { db in
+            var sql = """
+                UPDATE webhook_outbox SET given_up_at = NULL, failure = NULL, attempts = 0
+                WHERE given_up_at IS NOT NULL AND (? IS NULL OR app_id = ?)
+                """
+            var arguments: [any DatabaseValueConvertible] = [appID, appID]
+            if let ids {
+                sql += " AND id IN (\(ids.map { _ in "?" }.joined(separator: ",")))"
+                arguments += ids as [any DatabaseValueConvertible]
+            }
+            try db.execute(sql: sql, arguments: StatementArguments(arguments))
+            return db.changesCount
         }
     }
 

@@ -105,6 +105,7 @@ enum SQLiteMigrations {
         PortableMigrations.notificationKinds(version: 14),
         PortableMigrations.lowercaseKeyIDsAndSkippedDevices(version: 15),
         PortableMigrations.webhookOutbox(version: 16, idColumn: "id INTEGER PRIMARY KEY AUTOINCREMENT"),
+        PortableMigrations.webhookGivenUp(version: 17),
     ]
 
     /// SQLite cannot change a CHECK constraint: the jobs table is rebuilt (the documented twelve-step way) with

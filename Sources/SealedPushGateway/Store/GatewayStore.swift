@@ -175,9 +175,9 @@ public protocol GatewayStore: Sendable {
     ///   has its device: removing a device ends its open jobs in the same transaction.
     func expireOverdue(now: Date) async throws -> [PushPlatform: Int]
 
-    /// Deletes notifications that expired before `cutoff`, with their jobs (sealed bodies), statuses and idempotency
-    /// keys, and the ids of receipts that expired before it: the retention limit, so the database does not grow
-    /// without end. Oldest first, at most `limit` per call.
+    /// Deletes notifications that expired before `cutoff`, with their jobs (sealed bodies), statuses, idempotency
+    /// keys and webhook events, the ids of receipts that expired before it, and webhook events given up before it: the
+    /// retention limit, so the database does not grow without end. Oldest first, at most `limit` of each per call.
     /// - Parameters:
     ///   - cutoff: Notifications whose `expiresAt` is before this go.
     ///   - limit: The most notifications deleted by this call (1...10,000).
@@ -252,8 +252,8 @@ public protocol GatewayStore: Sendable {
     // receiver took it or it was given up.
 
     /// Leases up to `limit` outbox events to `owner` until `now + leaseDuration`, oldest first: those nobody holds and
-    /// those whose lease expired (their holder died). Only events of the types this gateway posts are leased: a type
-    /// a newer gateway wrote stays for a node that knows it.
+    /// those whose lease expired (their holder died); never given-up ones. Only events of the types this gateway posts
+    /// are leased: a type a newer gateway wrote stays for a node that knows it.
     /// - Returns: The events, with the attempts earlier holders made.
     func claimWebhookEvents(owner: String, limit: Int, leaseDuration: Duration, now: Date) async throws
         -> [StoredWebhookEvent]
@@ -272,9 +272,24 @@ public protocol GatewayStore: Sendable {
     /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool
 
-    /// The events in the outbox: waiting, held by a node, or held by one that died (the backlog an operator watches
-    /// when a receiver is down).
-    func webhookOutboxDepth() async throws -> Int
+    /// The events in the outbox: those to post (waiting, held by a node, or held by one that died — the backlog an
+    /// operator watches when a receiver is down), and those given up and kept.
+    func webhookOutboxDepth() async throws -> WebhookOutboxDepth
+
+    /// Gives up an outbox event `owner` holds (its attempts spent, or refused by the receiver): it stays in the outbox,
+    /// unclaimed, with `failure` and the attempts made, until the operator sends it again or the retention purge
+    /// (``purgeExpired(before:limit:)``) deletes it.
+    /// - Returns: False when `owner` no longer held it.
+    func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws -> Bool
+
+    /// The given-up events, oldest given up first, at most `limit` (1...10,000); of one app when `appID` is set.
+    func givenUpWebhookEvents(appID: String?, limit: Int) async throws -> [GivenUpWebhookEvent]
+
+    /// Sends given-up events again: they become claimable at once with no attempts counted, keeping their delivery
+    /// ids. `ids` nil: every given-up event (of `appID` when set); otherwise those of `ids` that are given up (and of
+    /// `appID` when set).
+    /// - Returns: How many.
+    func redeliverWebhookEvents(appID: String?, ids: [Int64]?) async throws -> Int
 
     /// Gives an outbox event `owner` holds back (a node stopping before it was delivered), with the attempts made so
     /// far: the next node to claim it goes on from there.

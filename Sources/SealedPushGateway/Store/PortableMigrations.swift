@@ -211,4 +211,19 @@ enum PortableMigrations {
                 "CREATE INDEX webhook_outbox_job ON webhook_outbox (job_id)",
             ])
     }
+
+    /// Given-up webhook events are kept (SQLite's version 17, PostgreSQL's 18): an event whose attempts were spent, or
+    /// that the receiver refused, was deleted — after a receiver down for longer than the retries last (5 to 10
+    /// minutes by default) its events were gone. Now its row stays with `given_up_at` and the last `failure` (an HTTP
+    /// status or a connection error, never the event's body), claims skip it, the operator lists it and sends it
+    /// again (`sealed-push-gateway webhook list|redeliver`), and the retention purge deletes it once it is older than
+    /// `delivery.retention`.
+    static func webhookGivenUp(version: Int) -> Migration {
+        Migration(
+            version: version, name: "webhook outbox: given-up events kept for redelivery",
+            statements: [
+                "ALTER TABLE webhook_outbox ADD COLUMN given_up_at BIGINT",
+                "ALTER TABLE webhook_outbox ADD COLUMN failure TEXT",
+            ])
+    }
 }

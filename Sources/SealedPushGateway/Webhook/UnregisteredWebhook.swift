@@ -219,20 +219,28 @@ public final class UnregisteredWebhook: Sendable {
         }
     }
 
-    /// An event ended (delivered or given up): out of the queue, and out of the outbox when it came from there.
-    private func ended(_ item: WebhookQueue.Item) async {
+    /// An event ended: out of the queue; when it came from the outbox, deleted there once delivered, or kept there as
+    /// given up (with `givenUp`, the last failure) for the operator to send again.
+    private func ended(_ item: WebhookQueue.Item, givenUp failure: String? = nil) async {
         queue.done(item)
         guard let outbox, let event = item.event as? StoredWebhookEvent else { return }
         wakeUp.wake()  // room for another
         do {
-            if try await !outbox.store.endWebhookEvent(id: event.id, owner: outbox.owner) {
+            let held =
+                if let failure {
+                    try await outbox.store.giveUpWebhookEvent(
+                        id: event.id, owner: outbox.owner, attempts: item.attempts, failure: failure, now: Date())
+                } else {
+                    try await outbox.store.endWebhookEvent(id: event.id, owner: outbox.owner)
+                }
+            if !held {
                 logger.warning(
                     "a webhook event's lease was lost before it ended: another node may post it again",
                     metadata: ["outbox": "\(event.id)", "delivery": "\(item.deliveryID)"])
             }
         } catch {
             logger.warning(
-                "deleting an ended webhook event failed: it is posted again when its lease expires",
+                "recording an ended webhook event failed: it is posted again when its lease expires",
                 metadata: ["outbox": "\(event.id)", "delivery": "\(item.deliveryID)", "error": "\(error)"])
         }
     }
@@ -249,7 +257,7 @@ public final class UnregisteredWebhook: Sendable {
             case .failed(let problem, let final, let retryAfter):
                 if final || item.attempts >= configuration.maxAttempts {
                     giveUp(item.event, deliveryID: item.deliveryID, attempts: item.attempts, reason: problem, outcome: .failed)
-                    await ended(item)
+                    await ended(item, givenUp: problem)
                 } else if let outbox, let event = item.event as? StoredWebhookEvent,
                     await !attemptsRecorded(event, attempts: item.attempts, in: outbox)
                 {

@@ -41,6 +41,9 @@ public struct GatewayMetrics: Sendable {
         /// Webhook events in the store's outbox (waiting or being posted by any node), refreshed from the store on
         /// each scrape. Gauge.
         public static let webhookOutbox = "sealedpush_gateway_webhook_outbox_events"
+        /// Webhook events given up and kept in the outbox for the operator to send again, refreshed from the store on
+        /// each scrape. Gauge.
+        public static let webhookGivenUp = "sealedpush_gateway_webhook_given_up_events"
         /// Time to seal one body. Timer.
         public static let sealSeconds = "sealedpush_gateway_seal_seconds"
         /// Time of one send through a provider's client, its own retries included, with dimension `platform`.
@@ -82,6 +85,8 @@ public struct GatewayMetrics: Sendable {
     public let queueDepth: CoreMetrics.Gauge
     /// Webhook events in the outbox.
     public let webhookOutbox: CoreMetrics.Gauge
+    /// Webhook events given up and kept.
+    public let webhookGivenUp: CoreMetrics.Gauge
     /// Seal latency.
     public let sealSeconds: CoreMetrics.Timer
     /// Attachment bytes encrypted.
@@ -99,6 +104,7 @@ public struct GatewayMetrics: Sendable {
         sealed = CoreMetrics.Counter(label: Name.sealed, factory: factory)
         queueDepth = CoreMetrics.Gauge(label: Name.queueDepth, factory: factory)
         webhookOutbox = CoreMetrics.Gauge(label: Name.webhookOutbox, factory: factory)
+        webhookGivenUp = CoreMetrics.Gauge(label: Name.webhookGivenUp, factory: factory)
         sealSeconds = CoreMetrics.Timer(label: Name.sealSeconds, factory: factory)
         attachmentBytes = CoreMetrics.Counter(label: Name.attachmentBytes, factory: factory)
         // The series whose label values are known in advance, at 0 before their first event (Prometheus'

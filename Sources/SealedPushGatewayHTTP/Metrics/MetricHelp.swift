@@ -21,6 +21,8 @@ enum MetricHelp {
         GatewayMetrics.Name.queueDepth: "Jobs queued or claimed, read from the store at this scrape.",
         GatewayMetrics.Name.webhookOutbox:
             "Webhook events in the store's outbox (waiting, or being posted by a node), read at this scrape.",
+        GatewayMetrics.Name.webhookGivenUp:
+            "Webhook events given up and kept for `sealed-push-gateway webhook redeliver`, read at this scrape.",
         GatewayMetrics.Name.sealSeconds: "Time to seal one body, in seconds.",
         GatewayMetrics.Name.sendSeconds: "Time of one send through a provider's client, its retries included, in seconds.",
         GatewayMetrics.Name.httpRequests:

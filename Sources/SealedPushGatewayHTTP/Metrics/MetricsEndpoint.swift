@@ -14,7 +14,8 @@ struct MetricsEndpoint: Sendable {
             metrics.queueDepth.record(depth.total)
         }
         if let events = try? await calls.run("webhookOutboxDepth", { try await $0.webhookOutboxDepth() }) {
-            metrics.webhookOutbox.record(events)
+            metrics.webhookOutbox.record(events.waiting)
+            metrics.webhookGivenUp.record(events.givenUp)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

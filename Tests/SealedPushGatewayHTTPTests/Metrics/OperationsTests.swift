@@ -103,6 +103,18 @@ struct OperationsTests {
             ])
             let waiting = try await server.client.send("GET", "/metrics")
             #expect(Self.value("sealedpush_gateway_webhook_outbox_events", in: waiting.text) == 1)
+            #expect(Self.value("sealedpush_gateway_webhook_given_up_events", in: waiting.text) == 0)
+            // Given up by a node (its attempts spent): kept for the operator, counted apart from the backlog.
+            let event = try #require(
+                try await server.store.claimWebhookEvents(
+                    owner: "test/1", limit: 1, leaseDuration: .seconds(60), now: Date()
+                ).first)
+            #expect(
+                try await server.store.giveUpWebhookEvent(
+                    id: event.id, owner: "test/1", attempts: 8, failure: "HTTP 503", now: Date()))
+            let givenUp = try await server.client.send("GET", "/metrics")
+            #expect(Self.value("sealedpush_gateway_webhook_outbox_events", in: givenUp.text) == 0)
+            #expect(Self.value("sealedpush_gateway_webhook_given_up_events", in: givenUp.text) == 1)
         }
     }
 

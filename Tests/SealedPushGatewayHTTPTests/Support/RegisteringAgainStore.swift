@@ -141,7 +141,16 @@ struct RegisteringAgainStore: GatewayStore {
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool {
         try await inner.endWebhookEvent(id: id, owner: owner)
     }
-    func webhookOutboxDepth() async throws -> Int { try await inner.webhookOutboxDepth() }
+    func webhookOutboxDepth() async throws -> WebhookOutboxDepth { try await inner.webhookOutboxDepth() }
+    func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws -> Bool {
+        try await inner.giveUpWebhookEvent(id: id, owner: owner, attempts: attempts, failure: failure, now: now)
+    }
+    func givenUpWebhookEvents(appID: String?, limit: Int) async throws -> [GivenUpWebhookEvent] {
+        try await inner.givenUpWebhookEvents(appID: appID, limit: limit)
+    }
+    func redeliverWebhookEvents(appID: String?, ids: [Int64]?) async throws -> Int {
+        try await inner.redeliverWebhookEvents(appID: appID, ids: ids)
+    }
     func releaseWebhookEvent(id: Int64, owner: String, attempts: Int) async throws -> Bool {
         try await inner.releaseWebhookEvent(id: id, owner: owner, attempts: attempts)
     }

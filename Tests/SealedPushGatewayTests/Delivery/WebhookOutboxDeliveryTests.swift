@@ -135,7 +135,7 @@ struct WebhookOutboxDeliveryTests {
             let second = try Self.webhook(configuration, store: store, owner: "node-2/boot-1")
             let next = Task { await second.run() }
             let deadline = ContinuousClock.now.advanced(by: .seconds(15))
-            while try await store.webhookOutboxDepth() > 0, ContinuousClock.now < deadline {
+            while try await store.webhookOutboxDepth().waiting > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             second.finish()
@@ -143,7 +143,8 @@ struct WebhookOutboxDeliveryTests {
             await down.stop()
             #expect(down.requests.count == 6)
             #expect(Set(down.requests.map { $0.header("SealedPush-Delivery") }).count == 1)
-            #expect(try await store.webhookOutboxDepth() == 0)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 1))
+            #expect(try await store.givenUpWebhookEvents(appID: nil, limit: 10).first?.attempts == 6)
         }
     }
 
@@ -220,27 +221,47 @@ struct WebhookOutboxDeliveryTests {
                 (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["deviceId"] as? String
             })
             #expect(reached == Set(devices))
-            #expect(try await store.webhookOutboxDepth() == 0)
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 0))
         }
     }
 
-    /// A receiver that refuses an event (a 4xx) ends it: given up, deleted, never posted again by another node.
-    @Test func aGivenUpEventLeavesTheOutbox() async throws {
+    /// Regression: a given-up event (a receiver that refused it, or down for longer than the retries last) was deleted
+    /// from the outbox, so nothing could send it once the receiver was fixed. It is kept — never claimed again, listed
+    /// with why — and the operator's redelivery has the next node post it, with the same delivery id, and end it.
+    @Test func aGivenUpEventIsKeptUntilTheOperatorSendsItAgain() async throws {
         try await withMigratedStore(try SQLiteHarness()) { store, fixtures in
             try await WebhookOutboxContract.unregistered(["a"], store, fixtures)
-            let refusing = try await WebhookReceiver.start(answers: [400])
-            let webhook = try Self.webhook(port: refusing.port, store: store, owner: "node-1/boot-1")
-            let running = Task { await webhook.run() }
-            try await Self.waitUntil { !refusing.requests.isEmpty }
+            let receiver = try await WebhookReceiver.start(answers: [400])  // then 200
+            let first = try Self.webhook(port: receiver.port, store: store, owner: "node-1/boot-1")
+            let running = Task { await first.run() }
+            try await Self.waitUntil { !receiver.requests.isEmpty }
             try await Task.sleep(for: .milliseconds(200))
-            webhook.finish()
+            first.finish()
             await running.value
-            #expect(refusing.requests.count == 1)
-            await refusing.stop()
+            #expect(receiver.requests.count == 1)
             #expect(
                 try await store.claimWebhookEvents(
                     owner: "node-2/boot-1", limit: 10, leaseDuration: .seconds(60), now: Date().addingTimeInterval(3_600)
                 ).isEmpty)
+            let kept = try #require(try await store.givenUpWebhookEvents(appID: "alpha", limit: 10).first)
+            #expect(kept.deviceID == "a" && kept.attempts == 1 && kept.failure.contains("400"))
+            #expect(try await store.redeliverWebhookEvents(appID: nil, ids: nil) == 1)
+            let second = try Self.webhook(port: receiver.port, store: store, owner: "node-2/boot-1")
+            let again = Task { await second.run() }
+            second.outboxWritten()
+            try await Self.waitUntil { receiver.requests.count >= 2 }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while try await store.webhookOutboxDepth() != WebhookOutboxDepth(waiting: 0, givenUp: 0),
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            second.finish()
+            await again.value
+            await receiver.stop()
+            #expect(receiver.requests.count == 2)
+            #expect(receiver.requests.map { $0.header("SealedPush-Delivery") } == [kept.deliveryID, kept.deliveryID])
+            #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 0))
         }
     }
 }
