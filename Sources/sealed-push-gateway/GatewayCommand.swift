@@ -13,7 +13,7 @@ struct GatewayCommand: AsyncParsableCommand {
         version: SealedPushVersion.current,
         subcommands: [
             InitCommand.self, ServeCommand.self, AppCommand.self, KeyCommand.self, IdentityCommand.self, StatusCommand.self,
-            CheckCommand.self, BackupCommand.self,
+            CheckCommand.self, BackupCommand.self, WebhookCommand.self,
         ])
 
     /// Names a mistyped command word (and the nearest command) before ArgumentParser, which would report the first

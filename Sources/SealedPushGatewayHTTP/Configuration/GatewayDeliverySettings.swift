@@ -123,7 +123,8 @@ public struct GatewayDeliverySettings: Sendable, Hashable, Codable {
     public var leaseSeconds: Double
     /// On SIGTERM, how long sends in flight may finish.
     public var shutdownGraceSeconds: Double
-    /// How long a notification is kept after it expired (status, sealed bodies, idempotency key); 0 keeps all.
+    /// How long a notification is kept after it expired (status, sealed bodies, idempotency key), and a given-up
+    /// webhook event after it was given up; 0 keeps all.
     public var retentionSeconds: Int
     /// How often the node refreshes its heartbeat in the store (default 2 s; 0.1...60).
     public var heartbeatSeconds: Double

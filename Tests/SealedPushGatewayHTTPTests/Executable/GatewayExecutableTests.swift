@@ -134,6 +134,78 @@ struct GatewayExecutableTests {
         #expect(try String(contentsOfFile: config, encoding: .utf8) == configText)
     }
 
+    /// `webhook list` and `webhook redeliver` on the real binary, on each store: a given-up event is listed with why
+    /// (never a body), `redeliver` wants `--id` or `--all`, names ids that are not given up, and makes the event
+    /// claimable again with its delivery id and no attempts counted.
+    @Test(arguments: Backend.available)
+    func webhookListAndRedeliver(_ backend: Backend) async throws {
+        try await Self.withInitializedGateway(backend) { config, directory, store in
+            // A device of `shop` that APNs called unregistered, whose event the webhook then gave up.
+            let device = try ServerIdentity.generate()
+            let now = Date()
+            _ = try await store.putDevice(
+                appID: "shop", deviceID: "phone-1", apnsToken: String(repeating: "ab", count: 32), environment: .sandbox,
+                registration: DeviceRegistration(publicKey: device.publicKeyText, keyId: device.keyID.hex, createdAt: now),
+                now: now)
+            let sealer = try Sealer(
+                identity: try ServerIdentity(contentsOfFile: directory.appendingPathComponent("shop.identity").path),
+                topic: "com.example.shop")
+            let sealed = try sealer.seal(
+                NotificationContent(body: "hi"), to: try DevicePublicKey(rawRepresentation: device.publicKey), ttl: 3600,
+                now: UInt64(now.timeIntervalSince1970))
+            let id = UUID()
+            _ = try await store.enqueue(
+                NewNotification(
+                    id: id, appID: "shop", idempotencyKey: nil, priority: 10, collapseID: id.lowercasedString,
+                    createdAt: now, expiresAt: now.addingTimeInterval(3600),
+                    jobs: [
+                        NewNotification.Job(
+                            deviceID: "phone-1", body: try SealedBody(apnsBody: sealed.payload),
+                            messageID: Hex.encode(sealed.messageID), keyID: sealed.recipientKeyID.hex)
+                    ]))
+            let job = try #require(
+                try await store.claim(owner: "node/1", limit: 1, leaseDuration: .seconds(60), now: now).first)
+            _ = try await store.finish([
+                JobFinish(
+                    jobID: job.id, owner: "node/1", outcome: .unregistered(reason: "Unregistered"), requests: 1,
+                    transientReason: nil, now: now,
+                    webhookEvent: UnregisteredDeviceEvent(
+                        appID: "shop", deviceID: "phone-1", reason: "Unregistered", unregisteredAt: now))
+            ])
+            let event = try #require(
+                try await store.claimWebhookEvents(owner: "node/1", limit: 1, leaseDuration: .seconds(60), now: now).first)
+            #expect(
+                try await store.giveUpWebhookEvent(
+                    id: event.id, owner: "node/1", attempts: 8, failure: "HTTP 503", now: now))
+
+            let list = try Self.run(["webhook", "list", "--config", config, "--json"])
+            #expect(list.status == 0, "\(list.stderr)")
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(listed.count == 1)
+            #expect(listed.first?["id"] as? Int == Int(event.id) && listed.first?["deliveryId"] as? String == event.deliveryID)
+            #expect(listed.first?["type"] as? String == "device.unregistered" && listed.first?["deviceId"] as? String == "phone-1")
+            #expect(listed.first?["attempts"] as? Int == 8 && listed.first?["failure"] as? String == "HTTP 503")
+            let text = try Self.run(["webhook", "list", "--config", config, "--app-id", "shop"])
+            #expect(text.stdout.hasPrefix("\(event.id)  device.unregistered  app shop  device phone-1  attempts 8"))
+            #expect(try Self.run(["webhook", "list", "--config", config, "--app-id", "other"]).stdout.isEmpty)
+
+            // Neither --id nor --all; both; an id that is not given up.
+            #expect(try Self.run(["webhook", "redeliver", "--config", config]).status != 0)
+            #expect(try Self.run(["webhook", "redeliver", "--config", config, "--all", "--id", "\(event.id)"]).status != 0)
+            let unknown = try Self.run(["webhook", "redeliver", "--config", config, "--id", "\(event.id + 1000)"])
+            #expect(unknown.status != 0 && unknown.stderr.contains("not given-up events"))
+            let sent = try Self.run(["webhook", "redeliver", "--config", config, "--id", "\(event.id)", "--json"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Int])
+            #expect(answer == ["redelivered": 1])
+            #expect(try Self.run(["webhook", "list", "--config", config]).stdout.isEmpty)
+            let again = try await store.claimWebhookEvents(
+                owner: "node/2", limit: 10, leaseDuration: .seconds(60), now: Date())
+            #expect(again.map(\.deliveryID) == [event.deliveryID] && again.first?.attempts == 0)
+            #expect(try Self.run(["webhook", "redeliver", "--config", config, "--all"]).stdout.contains("sent again: 0 events"))
+        }
+    }
+
     /// Issue 17 §11 (part): `key create`, `key list` and `key revoke` on the real binary, on each store: the secret
     /// is printed once (and works), never listed; an expiry and the last use are listed; a revoked key is refused.
     @Test(arguments: Backend.available)
