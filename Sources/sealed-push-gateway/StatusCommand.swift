@@ -4,15 +4,18 @@ import SealedPushGateway
 import SealedPushGatewayHTTP
 
 /// `sealed-push-gateway status`: what the gateway's processes are doing, read from the shared database — each
-/// node's process and heartbeat, the leases it holds, and each app's open jobs with how long the oldest has waited.
+/// node's process and heartbeat, the leases it holds, each app's open jobs with how long the oldest has waited, and the
+/// webhook's outbox (events to post, events given up).
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the gateway's nodes (live or stale, their leases) and each app's queued and claimed jobs.",
+        abstract:
+            "Show the gateway's nodes (live or stale, their leases), each app's queued and claimed jobs, and the webhook's outbox.",
         discussion: """
             A node is live while its heartbeat is younger than delivery.nodeStaleSeconds; a stale one's leases are \
             taken over as they expire (or at once when it starts again). An app's "waiting" is how long its oldest \
-            queued job has been due: growing, delivery is behind.
+            queued job has been due: growing, delivery is behind. Webhook events "given up" are kept for \
+            `sealed-push-gateway webhook list` and `webhook redeliver`.
             """)
 
     @Option(help: "The configuration file `init` wrote.")
@@ -39,9 +42,15 @@ struct StatusCommand: AsyncParsableCommand {
         var oldestQueuedWaitingSeconds: Double?
     }
 
+    struct Webhook: Encodable {
+        var waiting: Int
+        var givenUp: Int
+    }
+
     struct Status: Encodable {
         var nodes: [Node]
         var apps: [App]
+        var webhook: Webhook
     }
 
     func run() async throws {
@@ -51,8 +60,8 @@ struct StatusCommand: AsyncParsableCommand {
         } catch let error as GatewayConfigurationError {
             throw OperatorError(error.message)
         }
-        let (nodes, summary) = try await OperatorStore.with(config: config) { store in
-            (try await store.nodes(), try await store.queueSummary())
+        let (nodes, summary, outbox) = try await OperatorStore.with(config: config) { store in
+            (try await store.nodes(), try await store.queueSummary(), try await store.webhookOutboxDepth())
         }
         let now = Date()
         let stale = loaded.delivery.nodeStaleSeconds
@@ -68,7 +77,8 @@ struct StatusCommand: AsyncParsableCommand {
                 App(
                     appId: app.appID, queued: app.queued, claimed: app.claimed,
                     oldestQueuedWaitingSeconds: app.oldestQueuedDue.map { (max(0, now.timeIntervalSince($0)) * 10).rounded() / 10 })
-            })
+            },
+            webhook: Webhook(waiting: outbox.waiting, givenUp: outbox.givenUp))
         if json {
             print(try AppDescription.json(status))
             return
@@ -83,6 +93,13 @@ struct StatusCommand: AsyncParsableCommand {
         for app in status.apps {
             let waiting = app.oldestQueuedWaitingSeconds.map { ", oldest waiting \(Self.duration($0))" } ?? ""
             print("  \(app.appId)  \(app.queued) queued\(waiting), \(app.claimed) claimed")
+        }
+        if outbox == WebhookOutboxDepth(waiting: 0, givenUp: 0) {
+            print("webhook events: none waiting or given up")
+        } else {
+            print(
+                "webhook events: \(outbox.waiting) waiting, \(outbox.givenUp) given up"
+                    + (outbox.givenUp > 0 ? " (`sealed-push-gateway webhook list`, then `webhook redeliver`)" : ""))
         }
     }
 

@@ -178,6 +178,8 @@ struct GatewayExecutableTests {
                 try await store.giveUpWebhookEvent(
                     id: event.id, owner: "node/1", attempts: 8, failure: "HTTP 503", now: now))
 
+            let status = try Self.run(["status", "--config", config])
+            #expect(status.stdout.contains("webhook events: 0 waiting, 1 given up (`sealed-push-gateway webhook list`"))
             let list = try Self.run(["webhook", "list", "--config", config, "--json"])
             #expect(list.status == 0, "\(list.stderr)")
             let listed = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
@@ -199,6 +201,7 @@ struct GatewayExecutableTests {
             let answer = try #require(try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Int])
             #expect(answer == ["redelivered": 1])
             #expect(try Self.run(["webhook", "list", "--config", config]).stdout.isEmpty)
+            #expect(try Self.run(["status", "--config", config]).stdout.contains("webhook events: 1 waiting, 0 given up\n"))
             let again = try await store.claimWebhookEvents(
                 owner: "node/2", limit: 10, leaseDuration: .seconds(60), now: Date())
             #expect(again.map(\.deliveryID) == [event.deliveryID] && again.first?.attempts == 0)
@@ -453,7 +456,10 @@ struct GatewayExecutableTests {
         try await Self.withInitializedGateway(backend) { config, _, store in
             let empty = try Self.run(["status", "--config", config])
             #expect(empty.status == 0, "\(empty.stderr)")
-            #expect(empty.stdout == "nodes: none (no serve with delivery on is running)\njobs: none queued or claimed\n")
+            #expect(
+                empty.stdout
+                    == "nodes: none (no serve with delivery on is running)\njobs: none queued or claimed\n"
+                    + "webhook events: none waiting or given up\n")
 
             let now = Date()
             let live = NodeInstance.current(nodeID: "gw-live", now: now)
@@ -473,6 +479,7 @@ struct GatewayExecutableTests {
             #expect(nodes.compactMap { $0["nodeId"] as? String } == ["gw-live", "gw-old"])
             #expect(nodes.compactMap { $0["live"] as? Bool } == [true, false])
             #expect((status["apps"] as? [Any])?.isEmpty == true)
+            #expect(status["webhook"] as? [String: Int] == ["waiting": 0, "givenUp": 0])
         }
     }
 
