@@ -9,13 +9,19 @@ import Testing
 struct GracefulShutdownTests {
     @Test func aRequestInFlightIsFinishedThenTheStoreCloses() async throws {
         let (pings, pingStarted) = AsyncStream.makeStream(of: Void.self)
-        let server = try await GatewayTestServer.start(.sqlite) { inner in
-            // A ping that takes 700 ms (and says when it starts).
-            HookedGatewayStore(inner: inner, beforePing: {
-                pingStarted.yield()
-                try await Task.sleep(for: .milliseconds(700))
-            })
-        }
+        // The readiness ping's deadline (2 s by default) far beyond the slow ping: on a loaded machine a 700 ms sleep
+        // took longer than 2 s, and the answer was the deadline's 503, not what this test is about (the order of the
+        // stop). CI saw that once (`aRequestInFlightIsFinishedThenTheStoreCloses`, 7.7 s for the test).
+        let server = try await GatewayTestServer.start(
+            .sqlite,
+            wrapStore: { inner in
+                // A ping that takes 700 ms (and says when it starts).
+                HookedGatewayStore(inner: inner, beforePing: {
+                    pingStarted.yield()
+                    try await Task.sleep(for: .milliseconds(700))
+                })
+            },
+            configure: { $0.healthDeadline = .seconds(30) })
         do {
             async let health = server.client.send("GET", "/healthz")
             for await _ in pings { break }  // the request is inside the handler, waiting for the store
