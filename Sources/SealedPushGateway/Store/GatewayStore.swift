@@ -248,8 +248,8 @@ public protocol GatewayStore: Sendable {
 
     // Events are written by the transactions that make them true: ``finish(_:)`` with a
     // ``JobFinish/webhookEvent`` that marks its device unregistered, ``recordReceipts(_:)`` of a job's first receipt
-    // that ``ReceivedReceipt/forwardsToWebhook``. A node's webhook takes them from here and deletes each once the
-    // receiver took it or it was given up.
+    // that ``ReceivedReceipt/forwardsToWebhook``. A node's webhook takes them from here, deletes each once the
+    // receiver took it, and marks it given up (kept for the operator) when it will not post it again.
 
     /// Leases up to `limit` outbox events to `owner` until `now + leaseDuration`, oldest first: those nobody holds and
     /// those whose lease expired (their holder died); never given-up ones. Only events of the types this gateway posts
@@ -268,7 +268,7 @@ public protocol GatewayStore: Sendable {
     /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
     func recordWebhookAttempts(id: Int64, owner: String, attempts: Int) async throws -> Bool
 
-    /// Deletes an outbox event `owner` holds: the receiver took it, or it was given up.
+    /// Deletes an outbox event `owner` holds: the receiver took it.
     /// - Returns: False when `owner` no longer held it (its lease expired and another node took it).
     func endWebhookEvent(id: Int64, owner: String) async throws -> Bool
 

@@ -216,8 +216,8 @@ enum PortableMigrations {
     /// that the receiver refused, was deleted — after a receiver down for longer than the retries last (5 to 10
     /// minutes by default) its events were gone. Now its row stays with `given_up_at` and the last `failure` (an HTTP
     /// status or a connection error, never the event's body), claims skip it, the operator lists it and sends it
-    /// again (`sealed-push-gateway webhook list|redeliver`), and the retention purge deletes it once it is older than
-    /// `delivery.retention`.
+    /// again (`sealed-push-gateway webhook list|redeliver`), and the retention purge deletes it once it was given up
+    /// longer than `delivery.retentionSeconds` ago.
     static func webhookGivenUp(version: Int) -> Migration {
         Migration(
             version: version, name: "webhook outbox: given-up events kept for redelivery",

@@ -219,6 +219,10 @@ public final class UnregisteredWebhook: Sendable {
         }
     }
 
+    /// The most characters of a given-up event's last failure kept with it (an HTTP status, or a connection error's
+    /// description).
+    static let keptFailureLength = 500
+
     /// An event ended: out of the queue; when it came from the outbox, deleted there once delivered, or kept there as
     /// given up (with `givenUp`, the last failure) for the operator to send again.
     private func ended(_ item: WebhookQueue.Item, givenUp failure: String? = nil) async {
@@ -229,7 +233,8 @@ public final class UnregisteredWebhook: Sendable {
             let held =
                 if let failure {
                     try await outbox.store.giveUpWebhookEvent(
-                        id: event.id, owner: outbox.owner, attempts: item.attempts, failure: failure, now: Date())
+                        id: event.id, owner: outbox.owner, attempts: item.attempts,
+                        failure: String(failure.prefix(Self.keptFailureLength)), now: Date())
                 } else {
                     try await outbox.store.endWebhookEvent(id: event.id, owner: outbox.owner)
                 }
@@ -377,6 +382,13 @@ public final class UnregisteredWebhook: Sendable {
             "reason": "\(reason)",
         ]
         for (key, value) in event.logMetadata { metadata[key] = "\(value)" }
-        logger.error(outcome == .dropped ? "webhook event dropped" : "webhook event given up", metadata: metadata)
+        let message: Logger.Message =
+            switch outcome {
+            case .dropped: "webhook event dropped"
+            case _ where event is StoredWebhookEvent:
+                "webhook event given up (kept in the outbox: `sealed-push-gateway webhook redeliver` sends it again)"
+            default: "webhook event given up"
+            }
+        logger.error(message, metadata: metadata)
     }
 }
