@@ -108,7 +108,7 @@ private final class ConnectRequestHandler: ChannelInboundHandler, RemovableChann
     private func answer(_ context: ChannelHandlerContext) {
         guard let head else { return context.close(promise: nil) }
         let authorization = head.headers["Proxy-Authorization"].first
-        let request = { (opened: Bool) in
+        let request = { @Sendable (opened: Bool) in
             ConnectProxy.Request(
                 target: head.uri, host: head.headers["Host"].first, authorization: authorization, opened: opened)
         }
@@ -173,8 +173,9 @@ private final class ConnectRequestHandler: ChannelInboundHandler, RemovableChann
 
     private func reply(_ context: ChannelHandlerContext, _ status: String, extra: String = "", close: Bool) {
         let text = "HTTP/1.1 \(status)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n"
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: text))).whenComplete { _ in
-            if close { context.close(promise: nil) }
+            if close { bound.value.close(promise: nil) }
         }
     }
 }

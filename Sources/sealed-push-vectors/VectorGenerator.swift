@@ -132,7 +132,7 @@ enum VectorGenerator {
                 "a-max-exact": .number(9_007_199_254_740_991), "b-two-53": .number(9_007_199_254_740_992),
                 "c-1e16": .number(1e16), "d-small": .number(0.0001), "e-smaller": .number(0.00001),
                 "f-frac": .number(-123.456), "g-neg-zero": .number(-0.0), "h-big": .number(1.2345678901234568e+20),
-                "i-tiny": .number(5e-324),
+                "i-tiny": .number(.leastNonzeroMagnitude),  // 5e-324
             ])))
         _ = try positive("opens-at-clock-skew-limit", NotificationContent(body: "early"), now: issuedAt - EnvelopeV1.maxClockSkew)
 
@@ -311,7 +311,7 @@ enum VectorGenerator {
         let numbers: [Double] = [
             0, -0.0, 1, -1, 42, 9_007_199_254_740_991, -9_007_199_254_740_991, 9_007_199_254_740_992,
             9_007_199_254_740_994, 1e15 + 0.5, 1e16, 1e21, 1e300, .greatestFiniteMagnitude, 0.5, 0.1, 0.0001, 0.00001,
-            1.5e-5, 123.456, -0.000123, 1.2345678901234568e+20, 5e-324, 2.2250738585072014e-308, 4503599627370495.5,
+            1.5e-5, 123.456, -0.000123, 1.2345678901234568e+20, .leastNonzeroMagnitude, 2.2250738585072014e-308, 4503599627370495.5,
             // Powers of two, whose lower rounding interval is half the upper one: the shortest digits that read back
             // are not always the exact value rounded to that many digits (2^-24 is 5.960464477539063e-08).
             0x1p-24, 0x1p-44, 0x1p89, 0x1p122, 0x1p-1022, 0x1p1023,

@@ -31,8 +31,8 @@ import Darwin
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: outputs) }
         let outURL = outputs.appendingPathComponent("stdout"), errURL = outputs.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: outURL.path, contents: nil))
+        #expect(FileManager.default.createFile(atPath: errURL.path, contents: nil))
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = arguments

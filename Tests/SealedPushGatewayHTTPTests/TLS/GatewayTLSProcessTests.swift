@@ -146,27 +146,36 @@ struct GatewayTLSProcessTests {
     }
 }
 
-/// One HTTP/1.1 connection over TLS, kept open between requests.
+/// One HTTP/1.1 connection over TLS, kept open between requests: one task owns the channel (`executeThenClose`),
+/// writing the requests it is given and collecting the responses it reads, until the server closes or ``close()``.
 final class KeptTLSConnection: Sendable {
-    private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// Requests to write, in order.
+    private let requests: AsyncStream<ByteBuffer>.Continuation
     /// Complete responses read and not yet taken, and whether the connection ended.
     private let received = Locked<(responses: [String], ended: Bool)>(([], false))
-    private let reader: Task<Void, Never>
+    private let owner: Task<Void, Never>
 
     private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) {
-        self.channel = channel
+        let (toWrite, requests) = AsyncStream.makeStream(of: ByteBuffer.self)
+        self.requests = requests
         let received = self.received
-        reader = Task {
-            var pending = ""
-            do {
-                for try await chunk in channel.inbound {
-                    pending += String(buffer: chunk)
-                    while let (response, rest) = KeptTLSConnection.split(pending) {
-                        received.withLock { $0.responses.append(response) }
-                        pending = rest
+        owner = Task {
+            try? await channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await request in toWrite { try await outbound.write(request) }
                     }
+                    var pending = ""
+                    for try await chunk in inbound {
+                        pending += String(buffer: chunk)
+                        while let (response, rest) = KeptTLSConnection.split(pending) {
+                            received.withLock { $0.responses.append(response) }
+                            pending = rest
+                        }
+                    }
+                    group.cancelAll()  // the server closed: nothing more to write
                 }
-            } catch {}
+            }
             received.withLock { $0.ended = true }
         }
     }
@@ -188,7 +197,7 @@ final class KeptTLSConnection: Sendable {
 
     /// Sends a GET and returns the whole response text (status line, headers, body).
     func get(_ path: String) async throws -> String {
-        try await channel.outbound.write(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        requests.yield(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while ContinuousClock.now < deadline {
             let (response, ended): (String?, Bool) = received.withLock { state in
@@ -201,10 +210,11 @@ final class KeptTLSConnection: Sendable {
         throw TestFailure("no answer on the kept connection within 10 s")
     }
 
+    /// Closes the connection (its owning task ends, and `executeThenClose` closes the channel).
     func close() async throws {
-        channel.outbound.finish()
-        try? await channel.channel.close()
-        reader.cancel()
+        requests.finish()
+        owner.cancel()
+        await owner.value
     }
 
     /// One complete response (headers and a Content-Length body) off the front of `text`, and the rest.
