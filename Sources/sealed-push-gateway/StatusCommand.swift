@@ -42,15 +42,10 @@ struct StatusCommand: AsyncParsableCommand {
         var oldestQueuedWaitingSeconds: Double?
     }
 
-    struct Webhook: Encodable {
-        var waiting: Int
-        var givenUp: Int
-    }
-
     struct Status: Encodable {
         var nodes: [Node]
         var apps: [App]
-        var webhook: Webhook
+        var webhook: WebhookOutboxDepth
     }
 
     func run() async throws {
@@ -78,7 +73,7 @@ struct StatusCommand: AsyncParsableCommand {
                     appId: app.appID, queued: app.queued, claimed: app.claimed,
                     oldestQueuedWaitingSeconds: app.oldestQueuedDue.map { (max(0, now.timeIntervalSince($0)) * 10).rounded() / 10 })
             },
-            webhook: Webhook(waiting: outbox.waiting, givenUp: outbox.givenUp))
+            webhook: outbox)
         if json {
             print(try AppDescription.json(status))
             return

@@ -1,5 +1,5 @@
-/// What the webhook's outbox holds (``GatewayStore/webhookOutboxDepth()``).
-public struct WebhookOutboxDepth: Sendable, Hashable {
+/// What the webhook's outbox holds (``GatewayStore/webhookOutboxDepth()``); encoded as `status --json` shows it.
+public struct WebhookOutboxDepth: Sendable, Hashable, Encodable {
     /// Events to post: waiting, being posted by a node, or held by one that died (the backlog an operator watches
     /// when a receiver is down).
     public var waiting: Int
