@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the README's gateway walk-through exactly as written, so it cannot drift from what works: the ```sh blocks
-# between `<!-- walkthrough:begin -->` and `<!-- walkthrough:end -->` in README.md, in order, as one bash script
-# (errexit and pipefail on, from the repository root, as a reader pastes them). It fails on any failing command, and
-# unless the device opened the notification the walk-through sends ("Lunch at 1?").
+# Runs the README's walk-throughs exactly as written, so they cannot drift from what works: the ```sh blocks
+# between `<!-- walkthrough:begin -->` and `<!-- walkthrough:end -->` in README.md (the CLI's, the gateway's two and
+# the notification lifecycle's), in order, as one bash script (errexit and pipefail on, from the repository root, as
+# a reader pastes them). It fails on any failing command, and unless the device opened the notification the
+# walk-throughs seal and send ("Lunch at 1?"), the CLI opened the device's receipt, and the gateway took the phone's
+# receipt (the notification's status shows it) and withdrew the notification.
 #
 #   bash scripts/readme-walkthrough.sh
 #
@@ -24,7 +26,7 @@ awk '/<!-- walkthrough:begin -->/ { on = 1; next }
      on && /^```/ { block = !block; next }
      on && block' README.md >"$work/walkthrough.sh"
 blocks=$(awk '/<!-- walkthrough:begin -->/ { on = 1 } /<!-- walkthrough:end -->/ { on = 0 } on && /^```sh/' README.md | wc -l)
-[ "$blocks" -ge 2 ] || { echo "readme-walkthrough.sh: no walk-through blocks found in README.md" >&2; exit 1; }
+[ "$blocks" -ge 4 ] || { echo "readme-walkthrough.sh: README.md has $blocks walk-through blocks, not the 4 expected" >&2; exit 1; }
 for port in 8080 8443; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
         echo "readme-walkthrough.sh: port $port is taken; the walk-through needs it" >&2
@@ -37,11 +39,14 @@ status=0
 setsid timeout 900 bash -euo pipefail "$work/walkthrough.sh" >"$work/out" 2>&1 &
 pgid=$!
 wait "$pgid" || status=$?
-if [ "$status" -ne 0 ] || ! grep -q 'Lunch at 1?' "$work/out"; then
+expected=('Lunch at 1?' '"receipt-id":' '"receipt":{' '"withdrawnJobs":')
+missing=""
+for text in "${expected[@]}"; do grep -qF "$text" "$work/out" || missing="$missing '$text'"; done
+if [ "$status" -ne 0 ] || [ -n "$missing" ]; then
     cat "$work/out" >&2
-    echo "readme-walkthrough.sh: the README's walk-through failed (exit $status)" >&2
+    echo "readme-walkthrough.sh: the README's walk-through failed (exit $status; missing from its output:${missing:- nothing})" >&2
     exit 1
 fi
 
-grep -E '"state":"sent"|Lunch at 1\?|^sealedpush_gateway_sent' "$work/out" | cut -c1-160
+grep -E '"state":"sent"|Lunch at 1\?|^sealedpush_gateway_sent|"receipt-id"|"receipt":\{|"withdrawnJobs"' "$work/out" | cut -c1-160
 echo "==> the README's walk-through passed"
