@@ -360,6 +360,11 @@ let package = Package(
         ),
         // The extension step with attachments and content by reference, end to end on loopback.
         .testTarget(
+            // The README's Swift snippets, compiled as written.
+            name: "SealedPushReadmeTests",
+            dependencies: ["SealedPushClient", "SealedPushClientURLSession", "SealedPushServer", "SealedPushCore"]
+        ),
+        .testTarget(
             name: "SealedPushAttachmentTests",
             dependencies: [
                 "SealedPushClient", "SealedPushClientURLSession", "SealedPushBlobServer", "SealedPushServer", "SealedPushCore",
