@@ -29,7 +29,7 @@ struct ExtensionRequest {
 }
 
 enum ReadmeSnippets {
-    static func backendSealsAndBuildsTheAPNsBody(registration: Registration) throws -> (Sealer, DevicePublicKey) {
+    static func backendSealsAndBuildsTheAPNsBody(registration: Registration) throws {
 let identity = try ServerIdentity(contentsOfFile: "/etc/myapp/sealedpush.key")   // from `sealed-push keygen`
 let sealer = try Sealer(identity: identity, topic: "com.example.chat",
                         placeholder: .text(body: "New message"))
@@ -39,7 +39,6 @@ let sealed = try sealer.seal(NotificationContent(title: "Alice", body: "Lunch at
 // sealed.payload is the exact APNs JSON body (≤ 4096 bytes, checked before sealing): send it with
 // apns-push-type: alert. Content that does not fit throws SealedPushError(.payloadTooLarge) with the numbers.
         _ = sealed
-        return (sealer, device)
     }
 
     static func imagesAudioVideoAndLongContent(sealer: Sealer, device: DevicePublicKey, longText: String) async throws {
