@@ -141,7 +141,11 @@ struct WebhookOutboxDeliveryTests {
             second.finish()
             await next.value
             await down.stop()
-            #expect(down.requests.count == 6)
+            // Six attempts in all, never six more after the first node's (the regression posted byFirst + 6). The
+            // receiver may have seen fewer: an attempt also counts when it failed before the whole request reached the
+            // receiver (a timeout or a connection error under load; CI's thread-sanitizer run saw 5 requests for the
+            // 6 attempts recorded below).
+            #expect((byFirst + 1...6).contains(down.requests.count))
             #expect(Set(down.requests.map { $0.header("SealedPush-Delivery") }).count == 1)
             #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 1))
             #expect(try await store.givenUpWebhookEvents(appID: nil, limit: 10).first?.attempts == 6)
