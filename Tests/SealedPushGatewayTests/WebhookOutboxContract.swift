@@ -239,6 +239,26 @@ enum WebhookOutboxContract {
             #expect(try await store.webhookOutboxDepth() == WebhookOutboxDepth(waiting: 0, givenUp: 0))
         }
     }
+
+    /// A given-up event keeps the first 500 characters of its failure (whole characters, not bytes), whatever the
+    /// description it was given up with; a shorter one whole.
+    static func aGivenUpEventKeepsTheStartOfALongFailure(_ harness: any StoreHarness) async throws {
+        try await withMigratedStore(harness) { store, fixtures in
+            try await unregistered(["a", "b"], store, fixtures)
+            let held = try await store.claimWebhookEvents(owner: "node-1/x", limit: 10, leaseDuration: lease, now: now)
+            let (a, b) = (try #require(held.first { $0.deviceID == "a" }), try #require(held.first { $0.deviceID == "b" }))
+            // 3 + 3 × 400 characters, so the 500th is an "🙂"; "é" and "🙂" take 2 and 4 bytes in UTF-8.
+            let long = "ab " + String(repeating: "é🙂x", count: 400)
+            let short = String(repeating: "é", count: 500)
+            #expect(try await store.giveUpWebhookEvent(id: a.id, owner: "node-1/x", attempts: 3, failure: long, now: now))
+            #expect(try await store.giveUpWebhookEvent(id: b.id, owner: "node-1/x", attempts: 3, failure: short, now: now))
+            let kept = Dictionary(
+                uniqueKeysWithValues: try await store.givenUpWebhookEvents(appID: nil, limit: 10).map { ($0.deviceID, $0.failure) })
+            let keptLong = try #require(kept["a"])
+            #expect(keptLong.count == 500 && long.hasPrefix(keptLong) && keptLong.hasSuffix("é🙂"))
+            #expect(kept["b"] == short)
+        }
+    }
 }
 
 @Suite("Webhook outbox: SQLite", .serialized)
@@ -254,6 +274,9 @@ struct WebhookOutboxSQLiteTests {
     }
     @Test func givenUpEventsAreKeptUntilSentAgainOrPurged() async throws {
         try await WebhookOutboxContract.givenUpEventsAreKeptUntilSentAgainOrPurged(SQLiteHarness())
+    }
+    @Test func aGivenUpEventKeepsTheStartOfALongFailure() async throws {
+        try await WebhookOutboxContract.aGivenUpEventKeepsTheStartOfALongFailure(SQLiteHarness())
     }
 }
 
@@ -274,5 +297,8 @@ struct WebhookOutboxPostgresTests {
     }
     @Test func givenUpEventsAreKeptUntilSentAgainOrPurged() async throws {
         try await WebhookOutboxContract.givenUpEventsAreKeptUntilSentAgainOrPurged(try await PostgresHarness())
+    }
+    @Test func aGivenUpEventKeepsTheStartOfALongFailure() async throws {
+        try await WebhookOutboxContract.aGivenUpEventKeepsTheStartOfALongFailure(try await PostgresHarness())
     }
 }

@@ -1571,6 +1571,7 @@ public final class PostgresGatewayStore: GatewayStore {
         -> Bool
     {
         let now = Millis.from(now)
+        let failure = GivenUpWebhookEvent.kept(failure)
         return try await run("giving up webhook event \(id)", writes: true) { connection, logger in
             try await Self.count(
                 connection.query(

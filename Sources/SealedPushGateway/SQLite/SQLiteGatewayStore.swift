@@ -1227,7 +1227,7 @@ public final class SQLiteGatewayStore: GatewayStore {
                                               lease_expires_at = NULL
                     WHERE id = ? AND lease_owner = ?
                     """,
-                arguments: [Millis.from(now), failure, attempts, id, owner])
+                arguments: [Millis.from(now), GivenUpWebhookEvent.kept(failure), attempts, id, owner])
             return db.changesCount > 0
         }
     }

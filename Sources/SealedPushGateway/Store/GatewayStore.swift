@@ -277,8 +277,8 @@ public protocol GatewayStore: Sendable {
     func webhookOutboxDepth() async throws -> WebhookOutboxDepth
 
     /// Gives up an outbox event `owner` holds (its attempts spent, or refused by the receiver): it stays in the outbox,
-    /// unclaimed, with `failure` and the attempts made, until the operator sends it again or the retention purge
-    /// (``purgeExpired(before:limit:)``) deletes it.
+    /// unclaimed, with `failure` (its first ``GivenUpWebhookEvent/keptFailureLength`` characters) and the attempts
+    /// made, until the operator sends it again or the retention purge (``purgeExpired(before:limit:)``) deletes it.
     /// - Returns: False when `owner` no longer held it.
     func giveUpWebhookEvent(id: Int64, owner: String, attempts: Int, failure: String, now: Date) async throws -> Bool
 

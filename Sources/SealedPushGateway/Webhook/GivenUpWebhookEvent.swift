@@ -17,8 +17,18 @@ public struct GivenUpWebhookEvent: Sendable, Hashable {
     public var createdAt: Date
     /// When it was given up.
     public var givenUpAt: Date
-    /// Why: the last attempt's failure (an HTTP status or a connection error; never the event's body).
+    /// Why: the last attempt's failure (an HTTP status or a connection error; never the event's body), at most
+    /// ``keptFailureLength`` characters.
     public var failure: String
+
+    /// The most characters of a given-up event's failure a store keeps (its first ones): an HTTP status or a connection
+    /// error's description is far shorter, so only a runaway description is cut.
+    public static let keptFailureLength = 500
+
+    /// `failure` as a store keeps it: its first ``keptFailureLength`` characters.
+    static func kept(_ failure: String) -> String {
+        failure.count > keptFailureLength ? String(failure.prefix(keptFailureLength)) : failure
+    }
 
     /// Creates a given-up event's description.
     public init(

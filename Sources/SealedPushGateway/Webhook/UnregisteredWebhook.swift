@@ -219,10 +219,6 @@ public final class UnregisteredWebhook: Sendable {
         }
     }
 
-    /// The most characters of a given-up event's last failure kept with it (an HTTP status, or a connection error's
-    /// description).
-    static let keptFailureLength = 500
-
     /// An event ended: out of the queue; when it came from the outbox, deleted there once delivered, or kept there as
     /// given up (with `givenUp`, the last failure) for the operator to send again.
     private func ended(_ item: WebhookQueue.Item, givenUp failure: String? = nil) async {
@@ -234,7 +230,7 @@ public final class UnregisteredWebhook: Sendable {
                 if let failure {
                     try await outbox.store.giveUpWebhookEvent(
                         id: event.id, owner: outbox.owner, attempts: item.attempts,
-                        failure: String(failure.prefix(Self.keptFailureLength)), now: Date())
+                        failure: failure, now: Date())
                 } else {
                     try await outbox.store.endWebhookEvent(id: event.id, owner: outbox.owner)
                 }
