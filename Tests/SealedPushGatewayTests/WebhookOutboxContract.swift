@@ -252,8 +252,8 @@ enum WebhookOutboxContract {
             let short = String(repeating: "é", count: 500)
             #expect(try await store.giveUpWebhookEvent(id: a.id, owner: "node-1/x", attempts: 3, failure: long, now: now))
             #expect(try await store.giveUpWebhookEvent(id: b.id, owner: "node-1/x", attempts: 3, failure: short, now: now))
-            let kept = Dictionary(
-                uniqueKeysWithValues: try await store.givenUpWebhookEvents(appID: nil, limit: 10).map { ($0.deviceID, $0.failure) })
+            let listed = try await store.givenUpWebhookEvents(appID: nil, limit: 10)
+            let kept = Dictionary(uniqueKeysWithValues: listed.map { ($0.deviceID, $0.failure) })
             let keptLong = try #require(kept["a"])
             #expect(keptLong.count == 500 && long.hasPrefix(keptLong) && keptLong.hasSuffix("é🙂"))
             #expect(kept["b"] == short)
