@@ -27,7 +27,7 @@ public struct GivenUpWebhookEvent: Sendable, Hashable {
 
     /// `failure` as a store keeps it: its first ``keptFailureLength`` characters.
     static func kept(_ failure: String) -> String {
-        failure.count > keptFailureLength ? String(failure.prefix(keptFailureLength)) : failure
+        String(failure.prefix(keptFailureLength))
     }
 
     /// Creates a given-up event's description.
