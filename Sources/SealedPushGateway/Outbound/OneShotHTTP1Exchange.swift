@@ -23,7 +23,7 @@ package enum OneShotHTTP1Exchange {
     package enum Failure: Error {
         /// The connection (or its TLS handshake) could not be made.
         case connect(any Error)
-        /// The deadline passed: the connection was closed.
+        /// The deadline passed (while connecting, or after): the connection was closed.
         case timedOut
     }
 
@@ -71,6 +71,8 @@ package enum OneShotHTTP1Exchange {
             case .address(let address):
                 channel = try await bootstrap.connect(to: address, channelInitializer: initializer)
             }
+        } catch ChannelError.connectTimeout {
+            throw Task.isCancelled ? CancellationError() : Failure.timedOut  // the connect took the whole deadline
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw Failure.connect(error)

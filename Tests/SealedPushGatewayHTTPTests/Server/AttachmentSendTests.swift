@@ -209,6 +209,29 @@ struct AttachmentSendTests {
         }
         withExtendedLifetime(listener) {}  // listening until the fetch has timed out
     }
+
+    /// Regression: a connect still waiting when the fetch's deadline passed was reported as `cannot connect`; the
+    /// deadline covers connecting too, so it is the deadline the answer names (CI's thread-sanitizer run met it on a
+    /// loaded machine). Here the listener's queue is full, so the connect itself hangs.
+    @Test func aConnectThatHangsEndsAtTheDeadline() async throws {
+        let listener = try LoopbackListener(backlog: 0)
+        listener.fillBacklog()
+        var policy = GatewayTestServer.loopbackFetchPolicy
+        policy.timeout = .milliseconds(500)
+        try await GatewayTestServer.with(.sqlite, overflowPrefix: Self.prefix, fetchPolicy: policy) { server in
+            try await server.registerDevice("a")
+            let answer = try await server.client.send(
+                "POST", "/v1/apps/app1/notifications", key: server.keys["app1"]!,
+                json: [
+                    "devices": ["a"], "content": ["body": "b"],
+                    "attachments": [["type": "image/png", "url": "http://127.0.0.1:\(listener.port)/slow.png"]],
+                ])
+            #expect(answer.status == 422)
+            #expect(answer.json["code"] as? String == "attachmentUnavailable")
+            #expect(answer.text.contains("did not finish"), "\(answer.text)")
+        }
+        withExtendedLifetime(listener) {}
+    }
 }
 
 private func zip4<A, B, C, D>(_ a: [A], _ b: [B], _ c: [C], _ d: [D]) -> [(A, B, C, D)] {
